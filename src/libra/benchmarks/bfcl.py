@@ -1,0 +1,188 @@
+"""BFCL v4 multi_turn_base as a retrieval benchmark (paper Appendix D).
+
+Data comes from the ``bfcl-eval`` package (install it with ``pip install --no-deps bfcl-eval==2026.3.23 mpmath``:
+its declared dependencies pull GBs of CUDA torch that neither the data nor the 8 backends need).
+
+- Catalog: the 128 functions of the 8 multi-turn classes, named ``Class.function``.
+- Query: every non-empty user message of every turn, in order, joined by newlines.
+- Gold: the distinct fully qualified functions called in ``ground_truth`` (nested calls included), in the order
+  they execute. The record's ``path`` field is deliberately not used: it is not the gold.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from ..catalog import Catalog, Tool
+from ..errors import CatalogError, MissingDependencyError
+from .base import Benchmark, Task
+
+#: class name -> (backend module under func_source_code, function-doc file stem)
+CLASSES: dict[str, tuple[str, str]] = {
+    "GorillaFileSystem": ("gorilla_file_system", "gorilla_file_system"),
+    "MathAPI": ("math_api", "math_api"),
+    "MessageAPI": ("message_api", "message_api"),
+    "TwitterAPI": ("posting_api", "posting_api"),
+    "TicketAPI": ("ticket_api", "ticket_api"),
+    "TradingBot": ("trading_bot", "trading_bot"),
+    "TravelAPI": ("travel_booking", "travel_booking"),
+    "VehicleControlAPI": ("vehicle_control", "vehicle_control"),
+}
+
+SPLIT = "BFCL_v4_multi_turn_base.json"
+INSTALL_HINT = "install it with: pip install --no-deps 'bfcl-eval==2026.3.23' mpmath  (or run: make setup)"
+
+# BFCL's docs use Python-ish type names; JSON Schema wants these.
+_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
+
+
+def data_dir() -> Path:
+    try:
+        root = resources.files("bfcl_eval")
+    except ModuleNotFoundError:
+        raise MissingDependencyError(f"the BFCL benchmark needs the bfcl-eval package: {INSTALL_HINT}") from None
+    path = Path(str(root)) / "data"
+    if not (path / SPLIT).exists():
+        raise MissingDependencyError(f"bfcl-eval is installed but {path / SPLIT} is missing: reinstall it ({INSTALL_HINT})")
+    return path
+
+
+def to_json_schema(schema: Any) -> Any:
+    """Translate BFCL's type names ("dict", "float", "tuple", "any") into JSON Schema, recursively."""
+    if isinstance(schema, list):
+        return [to_json_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            if value == "any":
+                continue
+            out[key] = _TYPE_MAP.get(value, value)
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {k: to_json_schema(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
+            out[key] = to_json_schema(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CatalogError(f"cannot read BFCL file {path}: {exc.__class__.__name__}: reinstall bfcl-eval ({INSTALL_HINT})") from None
+
+
+@lru_cache(maxsize=1)
+def _raw_docs() -> tuple[tuple[str, dict[str, Any]], ...]:
+    root = data_dir() / "multi_turn_func_doc"
+    out = []
+    for cls, (_, stem) in CLASSES.items():
+        for doc in _read_jsonl(root / f"{stem}.json"):
+            out.append((cls, doc))
+    return tuple(out)
+
+
+def load_catalog() -> Catalog:
+    """The 128 multi-turn functions as ``Class.function`` tools."""
+    tools = []
+    for cls, doc in _raw_docs():
+        params = to_json_schema(doc.get("parameters") or {"type": "object", "properties": {}})
+        params.setdefault("type", "object")
+        response = to_json_schema(doc["response"]) if doc.get("response") else None
+        tools.append(
+            Tool(
+                name=f"{cls}.{doc['name']}",
+                description=doc.get("description", ""),
+                parameters=params,
+                response=response,
+                group=cls,
+            )
+        )
+    return Catalog(tools, name="bfcl")
+
+
+def called_functions(call: str) -> list[str]:
+    """Function names called in one ground-truth call string, inner calls first (execution order)."""
+    try:
+        tree = ast.parse(call.strip(), mode="eval")
+    except SyntaxError as exc:
+        raise CatalogError(f"unparseable BFCL ground-truth call {call!r}: {exc.msg}") from None
+    names: list[str] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+        if isinstance(node, ast.Call):
+            fn = node.func
+            if isinstance(fn, ast.Name):
+                names.append(fn.id)
+            elif isinstance(fn, ast.Attribute):
+                names.append(fn.attr)
+
+    visit(tree)
+    return names
+
+
+def load_tasks() -> list[Task]:
+    root = data_dir()
+    records = _read_jsonl(root / SPLIT)
+    answers = {a["id"]: a for a in _read_jsonl(root / "possible_answer" / SPLIT)}
+    qualify = {doc["name"]: f"{cls}.{doc['name']}" for cls, doc in _raw_docs()}
+    tasks: list[Task] = []
+    for rec in records:
+        ans = answers.get(rec["id"])
+        if ans is None:
+            raise CatalogError(f"BFCL task {rec['id']!r} has no possible_answer record: reinstall bfcl-eval ({INSTALL_HINT})")
+        messages = [
+            m["content"].strip()
+            for turn in rec["question"]
+            for m in turn
+            if m.get("role") == "user" and isinstance(m.get("content"), str) and m["content"].strip()
+        ]
+        gold: list[str] = []
+        for turn in ans["ground_truth"]:
+            for call in turn:
+                for fn in called_functions(call):
+                    if fn not in qualify:
+                        raise CatalogError(f"BFCL task {rec['id']!r} calls {fn!r}, which is not in the multi-turn catalog")
+                    gold.append(qualify[fn])
+        tasks.append(
+            Task(
+                id=rec["id"],
+                query="\n".join(messages),
+                gold=tuple(gold),
+                metadata={"initial_config": rec.get("initial_config", {}), "involved_classes": rec.get("involved_classes", [])},
+            )
+        )
+    return tasks
+
+
+class BFCLBenchmark(Benchmark):
+    name = "bfcl"
+    description = "BFCL v4 multi_turn_base: 200 multi-turn tasks over 128 functions of 8 stateful API classes"
+    default_k = 15
+    paper = {
+        "bm25": (26.2, 75.5, 69.5),
+        "dense": (28.6, 81.8, 76.2),
+        "libra": (30.6, 86.4, 78.4),
+    }
+    paper_notes = {"dense": "paper: QTS with Qwen3-Embedding-0.6B"}
+
+    def catalog(self) -> Catalog:
+        return load_catalog()
+
+    def tasks(self) -> list[Task]:
+        return load_tasks()
+
+    def runtime(self, **kwargs: Any):
+        from .bfcl_runtime import make_bfcl_runtime
+
+        return make_bfcl_runtime(**kwargs)

@@ -1,0 +1,51 @@
+"""Find benchmarks by name.
+
+Built-in adapters are imported lazily (BFCL needs ``bfcl-eval``; importing it eagerly would make every command
+fail without it). Third-party adapters register through the ``libra.benchmarks`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import entry_points
+
+from ..errors import ConfigError
+from .base import Benchmark
+
+_BUILTIN: dict[str, str] = {
+    "bfcl": "libra.benchmarks.bfcl:BFCLBenchmark",
+}
+
+_extra: dict[str, type[Benchmark]] = {}
+
+
+def register(cls: type[Benchmark]) -> type[Benchmark]:
+    """Class decorator registering a benchmark adapter under ``cls.name``."""
+    _extra[cls.name] = cls
+    return cls
+
+
+def _load(target: str) -> type[Benchmark]:
+    mod, _, attr = target.partition(":")
+    return getattr(importlib.import_module(mod), attr)
+
+
+def available() -> list[str]:
+    names = set(_BUILTIN) | set(_extra)
+    try:
+        names |= {ep.name for ep in entry_points(group="libra.benchmarks")}
+    except Exception:  # noqa: BLE001 - broken third-party metadata must not break the CLI
+        pass
+    return sorted(names)
+
+
+def get_benchmark(name: str) -> Benchmark:
+    key = name.strip().lower()
+    if key in _extra:
+        return _extra[key]()
+    if key in _BUILTIN:
+        return _load(_BUILTIN[key])()
+    for ep in entry_points(group="libra.benchmarks"):
+        if ep.name == key:
+            return ep.load()()
+    raise ConfigError(f"unknown benchmark {name!r}: choose one of {', '.join(available())}")

@@ -1,0 +1,131 @@
+"""The ``libra`` command line.
+
+Every user-facing failure is a :class:`~libra.errors.LibraError`; :func:`main` prints it as one line on stderr and
+exits with status 2, never with a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import ConfigError, LibraError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="Executable tool libraries and graph retrieval for LLM agents.")
+console = Console()
+err_console = Console(stderr=True)
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.1f}"
+
+
+@app.command("eval")
+def eval_cmd(
+    benchmark: str = typer.Argument(..., help="benchmark name, e.g. bfcl"),
+    method: List[str] = typer.Option(["bm25", "dense"], "--method", "-m", help="retrieval method (repeatable)"),
+    k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's, 15 for BFCL)"),
+    embedder: str = typer.Option("minilm", "--embedder", help="minilm (default, offline), hash, st:<model>, openai:<model>[@url]"),
+    library: Optional[Path] = typer.Option(None, "--library", help="executable library for graph methods (built when omitted)"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write the results as JSON"),
+    runs: Optional[Path] = typer.Option(None, "--runs", help="write per-task rankings (TREC for .trec/.run, else JSONL)"),
+    workers: Optional[int] = typer.Option(None, "--workers", help="worker processes when a library must be built"),
+) -> None:
+    """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
+    from .benchmarks.registry import get_benchmark
+    from .eval.methods import EvalOptions, get_method
+    from .eval.runner import results_json, run_method, write_json, write_runs
+
+    bench = get_benchmark(benchmark)
+    for m in method:
+        get_method(m)  # fail fast on an unknown method, before any work
+    kk = bench.default_k if k is None else k
+    if kk < 1:
+        raise ConfigError(f"--k must be a positive integer, got {kk}")
+    catalog = bench.catalog()
+    tasks = bench.tasks()
+    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None, workers=workers)
+    results = []
+    for m in method:
+        with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
+            results.append(run_method(m, bench, catalog, tasks, opts))
+    table = Table(title=f"{bench.name}@{kk}: {len(tasks)} tasks, {len(catalog)} tools")
+    for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG", "seconds"):
+        table.add_column(col, justify="left" if col == "method" else "right")
+    for r in results:
+        paper = bench.paper.get(r.method) if kk == bench.default_k else None
+        table.add_row(
+            r.method,
+            _fmt(r.scores.precision),
+            _fmt(r.scores.recall),
+            _fmt(r.scores.ndcg),
+            *(_fmt(x) for x in (paper or (None, None, None))),
+            f"{r.seconds:.1f}",
+        )
+    console.print(table)
+    notes = getattr(bench, "paper_notes", {})
+    for r in results:
+        if r.method in notes and kk == bench.default_k:
+            console.print(f"[dim]{r.method}: {notes[r.method]}[/dim]")
+    if json_path:
+        write_json(json_path, results_json(bench, kk, len(tasks), results))
+    if runs:
+        write_runs(runs, tasks, results, kk)
+
+
+@app.command("benchmarks")
+def benchmarks_cmd() -> None:
+    """List the available benchmarks."""
+    from .benchmarks.registry import available
+
+    for name in available():
+        console.print(name)
+
+
+@app.command("version")
+def version_cmd() -> None:
+    """Print the libra version."""
+    from . import __version__
+
+    console.print(__version__)
+
+
+def _register_optional_commands() -> None:
+    for mod in ("libra.cli_contracts", "libra.cli_library"):
+        try:
+            __import__(mod)
+        except ModuleNotFoundError as exc:
+            if exc.name != mod:
+                raise
+
+
+def main(argv: list[str] | None = None) -> None:
+    _register_optional_commands()
+    try:
+        app(args=argv, standalone_mode=False)
+    except LibraError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except Exception as exc:  # click usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(1)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Run retrieval methods over a benchmark's tasks and score them."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from .._io import atomic_write_json, atomic_write_text
+from ..benchmarks.base import Benchmark, Task
+from ..catalog import Catalog
+from ..retrieval.base import rank
+from .methods import EvalOptions, get_method
+from .metrics import Scores, evaluate
+
+
+@dataclass
+class MethodResult:
+    method: str
+    scores: Scores
+    rankings: list[list[str]]
+    seconds: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def retrieve(retriever: Any, catalog: Catalog, queries: Sequence[str], depth: int) -> list[list[str]]:
+    """Top-``depth`` tool names per query; a retriever may offer ``retrieve`` itself (graph methods do)."""
+    if hasattr(retriever, "retrieve"):
+        return [list(r)[:depth] for r in retriever.retrieve(list(queries), depth)]
+    scores = np.asarray(retriever.score(list(queries)))
+    names = catalog.names
+    return [[names[i] for i in row] for row in rank(scores, depth)]
+
+
+def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[Task], opts: EvalOptions) -> MethodResult:
+    t0 = time.perf_counter()
+    retriever = get_method(method)(bench, catalog, opts)
+    depth = max(opts.k, 20)
+    rankings = retrieve(retriever, catalog, [t.query for t in tasks], depth)
+    seconds = time.perf_counter() - t0
+    scores = evaluate([r[: opts.k] for r in rankings], [t.gold for t in tasks], opts.k)
+    return MethodResult(method, scores, rankings, seconds)
+
+
+def results_json(bench: Benchmark, k: int, n_tasks: int, results: Sequence[MethodResult]) -> dict[str, Any]:
+    return {
+        "benchmark": bench.name,
+        "k": k,
+        "n_tasks": n_tasks,
+        "results": [{"method": r.method, **r.scores.as_dict()} for r in results],
+    }
+
+
+def write_runs(path: str | Path, tasks: Sequence[Task], results: Sequence[MethodResult], k: int) -> None:
+    """Per-task rankings: TREC run format for ``.trec``/``.run`` files, JSON lines otherwise."""
+    path = Path(path)
+    lines: list[str] = []
+    trec = path.suffix in (".trec", ".run")
+    for res in results:
+        for task, ranking in zip(tasks, res.rankings):
+            if trec:
+                for pos, name in enumerate(ranking[:k]):
+                    lines.append(f"{task.id} Q0 {name} {pos + 1} {k - pos} {res.method}")
+            else:
+                lines.append(json.dumps({"method": res.method, "task": task.id, "ranking": ranking[:k], "gold": list(task.gold)}))
+    atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
+
+
+def write_json(path: str | Path, payload: dict[str, Any]) -> None:
+    atomic_write_json(path, payload)

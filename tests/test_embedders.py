@@ -1,0 +1,59 @@
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from libra.errors import ConfigError
+from libra.retrieval.embedders import HashEmbedder, embed_cached, get_embedder
+
+
+def test_minilm_is_semantic_and_normalised():
+    emb = get_embedder("minilm")
+    v = emb.embed(["sign in to your account", "log in with username and password", "bake a chocolate cake"])
+    assert v.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert v[0] @ v[1] > v[0] @ v[2] + 0.2
+
+
+def test_minilm_batching_does_not_change_vectors():
+    emb = get_embedder("minilm")
+    texts = ["short", "a much longer sentence about files and folders " * 5, "medium length text here"]
+    together = emb.embed(texts)
+    alone = np.vstack([emb.embed([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=2e-3)
+
+
+def test_minilm_runs_offline():
+    code = (
+        "import socket\n"
+        "def deny(*a, **k): raise OSError('network disabled')\n"
+        "socket.socket.connect = deny; socket.create_connection = deny; socket.getaddrinfo = deny\n"
+        "from libra.retrieval.embedders import MiniLMEmbedder\n"
+        "print(MiniLMEmbedder().embed(['hello world']).shape)\n"
+    )
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "(1, 384)" in out.stdout
+
+
+def test_hash_embedder_deterministic():
+    a = HashEmbedder().embed(["x y z"])
+    b = HashEmbedder().embed(["x y z"])
+    np.testing.assert_array_equal(a, b)
+
+
+def test_cache_round_trip(tmp_path):
+    emb = HashEmbedder(64)
+    first = embed_cached(emb, ["a b", "c d"], cache=tmp_path)
+    files = list(tmp_path.rglob("*.npy"))
+    assert len(files) == 1
+    again = embed_cached(emb, ["a b", "c d"], cache=tmp_path)
+    np.testing.assert_array_equal(first, again)
+
+
+def test_unknown_embedder():
+    with pytest.raises(ConfigError, match="unknown embedder"):
+        get_embedder("nope")
