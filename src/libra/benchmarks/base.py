@@ -43,6 +43,11 @@ class Benchmark:
     def tasks(self) -> list[Task]:
         raise NotImplementedError
 
+    def fixtures(self) -> dict[str, Any]:
+        """Facts about the sandbox the runtime starts in that any caller of it knows (e.g. the test account's
+        credentials). Library construction may use them to fill inputs; they never come from tasks or gold."""
+        return {}
+
     def runtime(self, **kwargs: Any):  # -> Runtime
         from ..errors import ConfigError
 

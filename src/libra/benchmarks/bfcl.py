@@ -182,6 +182,17 @@ class BFCLBenchmark(Benchmark):
     def tasks(self) -> list[Task]:
         return load_tasks()
 
+    def fixtures(self) -> dict[str, Any]:
+        """The sandbox account of BFCL's default scenario (the posting backend's DEFAULT_STATE credentials).
+
+        A sandbox's own test account is something its operator knows, like AppWorld's supervisor; without it no
+        sign-in could ever succeed from the default state, because no public tool reveals a password.
+        """
+        from bfcl_eval.eval_checker.multi_turn_eval.func_source_code import posting_api
+
+        state = posting_api.DEFAULT_STATE
+        return {"username": state["username"], "password": state["password"]}
+
     def runtime(self, **kwargs: Any):
         from .bfcl_runtime import make_bfcl_runtime
 

@@ -1,0 +1,494 @@
+"""Contract checking: execute every candidate call, compare observed with expected outcomes, revise on feedback.
+
+Observations are filled from a pool of values exported by earlier successful calls. A value is only valid in
+the state its call produced (a session token means nothing in a fresh sandbox), so each successful call becomes
+a node carrying its post-call state, and a template is run from the node whose lineage supplies all of its
+observations. Several passes let a value produced by one tool fill another tool's observation, which is how
+multi-step prerequisites (sign in, then act) get exercised.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .._io import atomic_write_json
+from ..catalog import Catalog, Tool
+from ..errors import ConfigError
+from ..runtime.base import InvocationRecord, Runtime, State
+from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
+from .offline import OfflineProposer, json_type, schema_type, uncovered_leaves, words
+from .outcome import classify, extract
+from .validate import validate_contract
+
+
+@runtime_checkable
+class Proposer(Protocol):
+    """Where contracts come from: the offline heuristics today, an LLM later, behind the same two calls."""
+
+    name: str
+
+    def propose(self, tool: Tool) -> Contract:
+        ...
+
+    def revise(self, contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
+        ...
+
+
+_PROPOSERS: dict[str, type] = {"offline": OfflineProposer}
+
+
+def register_proposer(name: str, factory: type) -> None:
+    """Make another proposer (e.g. an LLM-backed one) selectable by name."""
+    _PROPOSERS[name] = factory
+
+
+def get_proposer(proposer: str | Proposer = "offline") -> Proposer:
+    if not isinstance(proposer, str):
+        return proposer
+    try:
+        return _PROPOSERS[proposer]()
+    except KeyError:
+        raise ConfigError(f"unknown contract proposer {proposer!r}: choose one of {sorted(_PROPOSERS)}") from None
+
+
+def propose_contracts(catalog: Catalog, proposer: str | Proposer = "offline") -> dict[str, Contract]:
+    """One contract per tool, each proposed from that tool's own metadata."""
+    p = get_proposer(proposer)
+    return {tool.name: p.propose(tool) for tool in catalog}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Persistence
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def contracts_to_json(contracts: dict[str, Contract], catalog: Catalog | None = None) -> dict[str, Any]:
+    doc: dict[str, Any] = {"contract_version": CONTRACT_VERSION, "contracts": [c.to_dict() for c in contracts.values()]}
+    if catalog is not None:
+        doc["catalog"] = catalog.name
+        doc["catalog_fingerprint"] = catalog.fingerprint()
+    return doc
+
+
+def save_contracts(path: str | Path, contracts: dict[str, Contract], catalog: Catalog | None = None) -> None:
+    atomic_write_json(path, contracts_to_json(contracts, catalog))
+
+
+def contracts_from_json(doc: Any, catalog: Catalog | None = None) -> dict[str, Contract]:
+    if not isinstance(doc, dict) or not isinstance(doc.get("contracts"), list):
+        raise ContractError("a contracts file must be a JSON object with a 'contracts' list: regenerate it")
+    if doc.get("contract_version") != CONTRACT_VERSION:
+        raise ContractError(f"contracts file has version {doc.get('contract_version')!r}, expected {CONTRACT_VERSION!r}: regenerate it")
+    if catalog is not None and doc.get("catalog_fingerprint") not in (None, catalog.fingerprint()):
+        raise ContractError(f"contracts file was built for another catalog than {catalog.name!r}: regenerate it for this catalog")
+    out: dict[str, Contract] = {}
+    for d in doc["contracts"]:
+        c = Contract.from_dict(d)
+        if catalog is not None and c.tool not in catalog:
+            raise ContractError(f"contracts file names tool {c.tool!r}, which catalog {catalog.name!r} does not have")
+        out[c.tool] = c
+    return out
+
+
+def load_contracts(path: str | Path, catalog: Catalog | None = None) -> dict[str, Contract]:
+    p = Path(path)
+    try:
+        doc = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ContractError(f"contracts file {str(p)!r} does not exist: check the path") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ContractError(f"contracts file {str(p)!r} cannot be read ({exc.__class__.__name__}): regenerate it") from None
+    return contracts_from_json(doc, catalog)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Value pool and binding
+# ---------------------------------------------------------------------------------------------------------------
+
+_STOP = {"the", "a", "an", "of", "to", "in", "for", "from", "on", "at", "by", "with", "and", "or", "is", "be", "this", "that", "which", "used", "use", "can", "will", "it", "its", "as", "if", "only", "no", "not", "are", "current"}
+
+
+def _stem(w: str) -> str:
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _bag(text: str) -> set[str]:
+    return {_stem(w) for w in words(text) if w not in _STOP}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+@dataclass
+class PoolValue:
+    node: int
+    tool: str
+    export: str
+    source: str
+    path: str
+    value: Any
+    description: str = ""
+
+
+@dataclass
+class _Node:
+    id: int
+    parent: int | None
+    state: State
+    tool: str
+    template: str
+    depth: int
+    values: list[PoolValue] = field(default_factory=list)
+
+
+def _coerce(param_schema: dict[str, Any], value: Any) -> Any | None:
+    """The argument to pass for a pooled value, or None when its JSON type cannot fit the parameter."""
+    t = schema_type(param_schema)
+    vt = json_type(value)
+    if t == "array":
+        items = param_schema.get("items") if isinstance(param_schema.get("items"), dict) else {}
+        inner = _coerce(items, value)
+        return None if inner is None else [inner]
+    if t is None or t == vt or (t == "number" and vt == "integer"):
+        return value
+    return None
+
+
+def match_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: PoolValue) -> float:
+    """How well a pooled value fits an observation: name overlap first, then description overlap.
+
+    Shared head nouns (``tweet_id`` ~ ``id``, ``file_name`` ~ ``name``) count extra because the last word of a
+    field name usually says what kind of value it is. When both names qualify their head noun and neither
+    qualifier appears on the other side (``booking_id`` vs ``user_id``), they name different entities and the
+    pair is penalised; a qualifier found in the other side's description (``receiver_id`` described as a user
+    ID) keeps them compatible.
+    """
+    pn = [_stem(w) for w in words(arg.field or param)]
+    en = [_stem(w) for w in words(pv.export)]
+    if not pn or not en:
+        return 0.0
+    p_bag = set(pn) | _bag(arg.refers_to or "")
+    e_bag = set(en) | _bag(pv.description or "")
+    score = _jaccard(set(pn), set(en))
+    if pn[-1] == en[-1]:
+        score += 0.5
+    if set(pn) == set(en):
+        score += 0.5
+    p_q, e_q = set(pn) - {pn[-1]}, set(en) - {en[-1]}
+    if p_q and e_q and not (e_q & p_bag) and not (p_q & e_bag):
+        score -= 0.6
+    score += 0.4 * _jaccard(_bag(arg.refers_to or ""), _bag(pv.description or ""))
+    return score
+
+
+MIN_SCORE = 0.5
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class TemplateCheck:
+    """What happened to one template: its expected and observed outcome and where observations came from."""
+
+    template: str
+    expected: str
+    observed: str = "unbound"  # success | failure | unmatched | unbound
+    status: str | None = None
+    arguments: dict[str, Any] | None = None
+    bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def matched(self) -> bool:
+        return self.observed == self.expected
+
+
+@dataclass
+class ToolCheck:
+    tool: str
+    valid: bool = True
+    errors: list[str] = field(default_factory=list)
+    revision: int = 0
+    templates: list[TemplateCheck] = field(default_factory=list)
+
+
+@dataclass
+class CheckSummary:
+    """Counts over the whole catalog plus per-tool detail and the final (possibly revised) contracts."""
+
+    tools: int = 0
+    templates: int = 0
+    matched: int = 0
+    revised: int = 0
+    invalid: int = 0
+    unbound: int = 0
+    unmatched: int = 0
+    calls: int = 0
+    per_tool: dict[str, ToolCheck] = field(default_factory=dict)
+    contracts: dict[str, Contract] = field(default_factory=dict)
+
+    def counts(self) -> dict[str, int]:
+        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls")}
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = self.counts()
+        d["per_tool"] = {}
+        for name, tc in self.per_tool.items():
+            row = asdict(tc)
+            for t, obj in zip(row["templates"], tc.templates):
+                t["matched"] = obj.matched
+            d["per_tool"][name] = row
+        return d
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The checker
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    tool: str
+    template: Template
+    check: TemplateCheck
+    args: dict[str, Any]
+    record: dict[str, Any]
+    post: State
+    parent: int | None
+    node: int | None = None
+
+
+class _Checker:
+    def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int) -> None:
+        self.catalog = catalog
+        self.runtime = runtime
+        self.contracts = contracts
+        self.proposer = proposer
+        self.max_revisions = max_revisions
+        self.fresh = runtime.fresh()
+        self.nodes: list[_Node] = []
+        self.runs: dict[str, list[_Run]] = {}
+        self.calls = 0
+
+    # -- pool ----------------------------------------------------------------------------------------------
+    def _lineage(self, node: int | None) -> list[_Node]:
+        chain = []
+        while node is not None:
+            n = self.nodes[node]
+            chain.append(n)
+            node = n.parent
+        return chain
+
+    def _node_values(self, contract: Contract, run: _Run, node_id: int) -> list[PoolValue]:
+        by_name = {e.name: e for e in contract.exports}
+        out = []
+        seen = set()
+        for x in extract(contract, run.args, run.record):
+            exp = by_name.get(x.name)
+            if exp is None or not exp.propagate or x.value in ("", None) or isinstance(x.value, bool):
+                continue
+            key = (x.name, json.dumps(x.value))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(PoolValue(node_id, run.tool, x.name, x.source, x.path, x.value, str(exp.schema.get("description", ""))))
+        return out
+
+    def _add_node(self, run: _Run) -> None:
+        """A successful call's post-state becomes a base for later calls.
+
+        Only expected-success templates feed the value pool: an expected-failure template carries a value built
+        to not exist, which must never be offered to another call even if this tool happened to accept it.
+        """
+        parent_depth = self.nodes[run.parent].depth if run.parent is not None else 0
+        node = _Node(len(self.nodes), run.parent, run.post, run.tool, run.template.name, parent_depth + 1)
+        self.nodes.append(node)
+        run.node = node.id
+        node.values = self._node_values(self.contracts[run.tool], run, node.id) if run.template.expected == "success" else []
+
+    def _bind(self, tool: Tool, template: Template) -> tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None:
+        """The base node and concrete arguments for a template, or None when some observation has no value."""
+        literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
+        obs = template.observations
+        if not obs:
+            return None, literal_args, {}
+        best: tuple[float, int, int] | None = None
+        chosen: tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None = None
+        for node in self.nodes:
+            pool = [v for n in self._lineage(node.id) for v in n.values]
+            args = dict(literal_args)
+            binds: dict[str, dict[str, Any]] = {}
+            total = 0.0
+            for p in obs:
+                arg = template.arguments[p]
+                ps = tool.param_schema(p)
+                scored = []
+                for pv in pool:
+                    val = _coerce(ps, pv.value)
+                    if val is None:
+                        continue
+                    s = match_score(p, arg, ps, pv)
+                    if s >= MIN_SCORE:
+                        scored.append((s, -pv.node, pv, val))
+                if not scored:
+                    break
+                s, _, pv, val = max(scored, key=lambda z: (z[0], z[1]))
+                args[p] = val
+                binds[p] = {"tool": pv.tool, "export": pv.export, "source": pv.source, "path": pv.path, "score": round(s, 3)}
+                total += s
+            else:
+                key = (total, -node.depth, -node.id)
+                if best is None or key > best:
+                    best, chosen = key, (node.id, args, binds)
+        return chosen
+
+    # -- execution -----------------------------------------------------------------------------------------
+    def _invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], State]:
+        self.calls += 1
+        try:
+            record, post = self.runtime.invoke(state, tool, args)
+            return record.to_dict(), post
+        except Exception as exc:  # noqa: BLE001 - a crashing runtime call is an observed error outcome
+            return InvocationRecord("error", None, {}, f"{exc.__class__.__name__}: {exc}").to_dict(), state
+
+    def run_pending(self, tool_checks: dict[str, ToolCheck]) -> int:
+        """One pass over every template not yet executed; returns how many ran."""
+        ran = 0
+        for tool in self.catalog:
+            tc = tool_checks.get(tool.name)
+            if tc is None or not tc.valid:
+                continue
+            done = {r.template.name for r in self.runs.get(tool.name, [])}
+            for template, check in zip(self.contracts[tool.name].templates, tc.templates):
+                if template.name in done:
+                    continue
+                bound = self._bind(tool, template)
+                if bound is None:
+                    continue
+                parent, args, binds = bound
+                state = self.fresh if parent is None else self.nodes[parent].state
+                record, post = self._invoke(state, tool.name, args)
+                check.arguments, check.bindings = args, binds
+                check.status, check.error = record.get("status"), record.get("error")
+                run = _Run(tool.name, template, check, args, record, post, parent)
+                self.runs.setdefault(tool.name, []).append(run)
+                self._classify(run)
+                ran += 1
+        return ran
+
+    def _classify(self, run: _Run) -> None:
+        contract = self.contracts[run.tool]
+        run.check.observed = classify(contract, run.record)
+        if run.check.observed == "success":
+            if run.node is None:
+                self._add_node(run)
+            elif run.template.expected == "success":
+                self.nodes[run.node].values = self._node_values(contract, run, run.node)
+
+    # -- revision ------------------------------------------------------------------------------------------
+    def needs_revision(self, tool: str) -> bool:
+        """Unmatched outcomes, or successful output/state structure that no export reaches."""
+        contract = self.contracts[tool]
+        for run in self.runs.get(tool, []):
+            if run.check.observed == "unmatched":
+                return True
+            if run.check.observed == "success" and uncovered_leaves(contract, run.args, run.record):
+                return True
+        return False
+
+    def revise(self, tool: Tool, tc: ToolCheck) -> bool:
+        contract = self.contracts[tool.name]
+        if contract.revision >= self.max_revisions or not self.needs_revision(tool.name):
+            return False
+        feedback = [
+            {"template": r.template.name, "expected": r.template.expected, "observed": r.check.observed, "arguments": r.args, "record": r.record}
+            for r in self.runs.get(tool.name, [])
+        ]
+        new = self.proposer.revise(contract, tool, feedback)
+        if new is None:
+            return False
+        errors = validate_contract(new.to_dict(), tool)
+        if errors:
+            tc.errors.append(f"revision {new.revision} rejected: {errors[0]}")
+            return False
+        self.contracts[tool.name] = new
+        tc.revision = new.revision
+        if [t.name for t in new.templates] != [t.name for t in contract.templates]:
+            # A proposer may rewrite templates: keep results of the ones that survive, by name.
+            old = {c.template: c for c in tc.templates}
+            tc.templates = [old.get(t.name) or TemplateCheck(t.name, t.expected) for t in new.templates]
+            for c, t in zip(tc.templates, new.templates):
+                c.expected = t.expected
+            keep = {t.name: t for t in new.templates}
+            self.runs[tool.name] = [r for r in self.runs.get(tool.name, []) if r.template.name in keep]
+            for r in self.runs[tool.name]:
+                r.template = keep[r.template.name]
+        for run in self.runs.get(tool.name, []):
+            self._classify(run)
+        return True
+
+
+def check_contracts(
+    catalog: Catalog,
+    runtime: Runtime,
+    contracts: dict[str, Contract] | None = None,
+    *,
+    proposer: str | Proposer = "offline",
+    passes: int = 3,
+    max_revisions: int = MAX_REVISIONS,
+) -> CheckSummary:
+    """Execute every contract's templates against ``runtime`` and revise contracts from same-tool feedback.
+
+    Templates whose observations cannot be filled from values seen so far are reported as ``unbound``. Revised
+    records are re-classified in place rather than re-executed: a call from the same state with the same
+    arguments is deterministic in a sandbox, and classification is a pure function of the record.
+    """
+    prop = get_proposer(proposer)
+    contracts = dict(contracts) if contracts is not None else propose_contracts(catalog, prop)
+    summary = CheckSummary(tools=len(catalog))
+    tool_checks: dict[str, ToolCheck] = {}
+    for tool in catalog:
+        contract = contracts.get(tool.name)
+        if contract is None:
+            contract = prop.propose(tool)
+            contracts[tool.name] = contract
+        errors = validate_contract(contract.to_dict(), tool)
+        tool_checks[tool.name] = ToolCheck(tool.name, valid=not errors, errors=errors, revision=contract.revision,
+                                           templates=[TemplateCheck(t.name, t.expected) for t in contract.templates])
+    checker = _Checker(catalog, runtime, contracts, prop, max_revisions)
+    revised: set[str] = set()
+    for _ in range(max(1, passes)):
+        ran = checker.run_pending(tool_checks)
+        for tool in catalog:
+            tc = tool_checks[tool.name]
+            if tc.valid and checker.revise(tool, tc):
+                revised.add(tool.name)
+        if ran == 0:
+            break
+    # A revision may have added exports that now bind other tools' observations: give them one more chance.
+    if revised and checker.run_pending(tool_checks):
+        for tool in catalog:
+            tc = tool_checks[tool.name]
+            if tc.valid and checker.revise(tool, tc):
+                revised.add(tool.name)
+
+    summary.per_tool = tool_checks
+    summary.contracts = checker.contracts
+    summary.calls = checker.calls
+    summary.invalid = sum(1 for tc in tool_checks.values() if not tc.valid)
+    summary.revised = len(revised)
+    for tc in tool_checks.values():
+        if not tc.valid:
+            continue
+        summary.templates += len(tc.templates)
+        summary.matched += sum(1 for t in tc.templates if t.matched)
+        summary.unbound += sum(1 for t in tc.templates if t.observed == "unbound")
+        summary.unmatched += sum(1 for t in tc.templates if t.observed == "unmatched")
+    return summary

@@ -1,0 +1,794 @@
+"""The offline (LLM-free) contract proposer.
+
+It reads one tool's public metadata -- name, description, parameter schemas and the optional response schema --
+and nothing else (rules 39-40): no other tool, task, gold call or runtime value shapes a proposal. Every decision
+below is a small documented heuristic tied to the paper's shared contract rules (Figure 5) or the stateful-tool
+rules (Figure 7); rule numbers in comments refer to Figure 5 unless marked "F7".
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import jsonschema
+
+from ..catalog import Tool
+from .model import MAX_REVISIONS, Argument, Contract, Export, Template
+from .outcome import canonical_path, classify, extract, is_scalar, record_dict
+
+SENTINEL_STRING = "__libra_nonexistent__"
+SENTINEL_INT = -1
+
+# ---------------------------------------------------------------------------------------------------------------
+# Words and cues
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens of an identifier or sentence (snake_case, camelCase and trailing digits split)."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
+    return [w for w in re.split(r"[^a-zA-Z]+", text.lower()) if w]
+
+
+def _compounds(tokens: list[str]) -> set[str]:
+    """Tokens plus adjacent pairs glued together, so ``user_name`` and ``username`` look alike."""
+    out = set(tokens)
+    out.update(a + b for a, b in zip(tokens, tokens[1:]))
+    return out
+
+
+def _has_phrase(text: str, phrases: Iterable[str]) -> bool:
+    low = f" {' '.join(words(text))} "
+    return any(f" {p} " in low for p in phrases)
+
+
+# Identity issued by the system: a caller can never choose one, so a success template needs the exact runtime
+# value (rules 4, 6, 11).
+ISSUED_IDENTITY = {"id", "ids", "uuid", "guid", "token", "handle", "session", "sid", "ref", "reference", "code", "otp"}
+# Credentials of an account (rule 12).
+CREDENTIALS = {"username", "user", "userid", "login", "email", "password", "passwd", "passcode", "pin", "secret", "account", "clientid", "clientsecret", "refreshtoken"}
+# Names that identify a record the caller may have chosen when it was created (file names, keys, recipients);
+# at reference time they must match that record (rule 11).
+NAMED_REFERENCE = {
+    "key", "name", "filename", "file", "path", "dir", "dirname", "directory", "folder", "source", "src",
+    "username", "user", "recipient", "receiver", "contact", "symbol", "account", "handle", "email",
+}
+# People a call sends to, relates or follows: creating a relation never invents the person (rule 11).
+PERSON_REFERENCE = {"user", "username", "recipient", "receiver", "contact", "member", "follower", "friend"}
+# Leading words of option flags passed as strings ("include_removed", "is_public").
+FLAG_PREFIXES = {"include", "is", "has", "show", "enable", "disable", "use", "allow"}
+# Tool-name verbs that bring a new record into being; the record's own name is then chosen freely (rule 10).
+CREATION_VERBS = {"create", "add", "new", "register", "make", "insert", "put", "store", "save", "post", "append", "write", "upload", "signup", "mk", "touch", "open"}
+# Tool-name verbs of sign-in (rule 12).
+AUTH_WORDS = {"login", "logon", "signin", "authenticate", "auth", "authorize"}
+# Tool-name words of account creation / credential recovery: new identifiers and secrets are constructed (rule 12).
+ACCOUNT_CREATION = {"register", "signup", "create", "reset", "recover", "change"}
+# Parameter words that mark a freely chosen value (rule 10): content, criteria, quantities, dates and flags.
+FREE_VALUE = {
+    "content", "text", "message", "body", "title", "description", "comment", "note", "subject", "query", "keyword",
+    "keywords", "pattern", "search", "filter", "amount", "quantity", "price", "cost", "value", "number", "count",
+    "limit", "threshold", "date", "time", "mode", "option", "type", "status", "priority", "resolution", "unit",
+    "temperature", "speed", "distance", "min", "max", "top", "k", "lines", "format", "level", "tags", "label",
+}
+# Description phrases saying the value must already exist (rules 5, 11).
+EXISTING_CUES = ("existing", "already", "previously", "obtained from", "returned by", "issued", "registered", "must match", "must exist", "uniquely identifies", "id of", "identifier of", "stored in")
+# Description phrases saying the value is new or a free search criterion (rule 10).
+NEW_CUES = ("new", "to create", "to be created")
+SEARCH_CUES = ("search for", "filter by", "filter", "to look for")
+# Read-only tool verbs: a returned boolean is result data, never a failure flag (F7).
+READ_VERBS = {"get", "list", "check", "search", "view", "display", "find", "retrieve", "read", "show", "is", "has", "estimate", "fetch", "query", "count", "compute", "calculate", "lookup"}
+# Words of generic acknowledgement / control values that should not propagate (rule 24).
+NON_PROPAGATING = {"status", "success", "ok", "error", "errors", "ack", "result", "count", "total", "rating", "rank", "score", "page", "offset", "limit", "cursor", "next", "prev", "k", "top", "human", "readable"}
+STATUS_TEXT_CUES = ("status of", "result of", "error message", "describing the result", "whether", "true if", "false if", "status message", "number of", "count of")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Schema helpers
+# ---------------------------------------------------------------------------------------------------------------
+
+_TYPE_ALIASES = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
+
+
+def schema_type(schema: dict[str, Any] | None) -> str | None:
+    """The single JSON type a schema declares (first of a type list, Python-ish names mapped), or None."""
+    if not isinstance(schema, dict):
+        return None
+    t = schema.get("type")
+    if isinstance(t, list):
+        t = next((x for x in t if x != "null"), None)
+    if isinstance(t, str):
+        return _TYPE_ALIASES.get(t, t)
+    if "properties" in schema:
+        return "object"
+    if "items" in schema or "prefixItems" in schema:
+        return "array"
+    return None
+
+
+def json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
+def _fits(schema: dict[str, Any], value: Any) -> bool:
+    try:
+        return jsonschema.Draft202012Validator(schema).is_valid(value)
+    except Exception:  # noqa: BLE001 - an unusable parameter schema accepts nothing we can prove
+        return False
+
+
+def _described_options(description: str) -> list[str]:
+    """Allowed values a description lists in prose ("[Enum]: a, b", "Options are: a, b", "e.g., 'x'")."""
+    m = re.search(r"\[enum\]\s*:?\s*\[?([^\]\n]+)\]?", description, re.I) or re.search(r"options(?: are)?\s*:\s*([^.\n]+)", description, re.I)
+    if m:
+        items = [s.strip().strip("'\"` ") for s in m.group(1).split(",")]
+        return [s for s in items if s]
+    m = re.search(r"e\.g\.,?\s*['\"]([^'\"]+)['\"]", description, re.I)
+    return [m.group(1)] if m else []
+
+
+def _format_example(description: str, fmt: str | None) -> str | None:
+    """A value for a declared or described date/time/address format (rule 10: dates are constructible)."""
+    fmt = (fmt or "").lower()
+    d = description or ""
+    if fmt == "date" or re.search(r"yyyy-mm-dd", d, re.I):
+        return "2024-01-01"
+    if fmt == "date-time":
+        return "2024-01-01T00:00:00Z"
+    if re.search(r"mm/yyyy", d, re.I):
+        return "01/2030"
+    if fmt == "time" or re.search(r"hh:mm", d, re.I):
+        return "10:00"
+    if fmt == "email":
+        return "user@example.com"
+    if fmt in ("uri", "url", "iri") or re.search(r"https?://", d):
+        return "https://example.com"
+    return None
+
+
+def _string_example(name: str, description: str) -> str:
+    """A short plausible string chosen from the parameter's name (shortest literal that can work)."""
+    toks = _compounds(words(name))
+    if toks & {"file", "filename"}:
+        return "new_file.txt"
+    if toks & {"dir", "dirname", "directory", "folder"}:
+        return "new_folder"
+    if toks & {"email"}:
+        return "user@example.com"
+    if toks & {"url", "uri", "link"}:
+        return "https://example.com"
+    if toks & {"date"}:
+        return "2024-01-01"
+    if toks & {"password", "passwd", "secret", "passcode"}:
+        return "Str0ng-pass"
+    if toks & {"username", "user", "login"}:
+        return "new_user"
+    travel = bool(toks & {"travel", "flight", "trip", "airport"}) or bool(re.search(r"\b(travel|flight|trip|airport|location)\b", description, re.I))
+    if travel and toks & {"from", "origin", "departure", "source"}:
+        return "JFK"  # a travel origin is conventionally written as an airport code
+    if travel and toks & {"to", "destination", "arrival"}:
+        return "LAX"
+    if toks & {"class"} and travel:
+        return "economy"
+    if toks & {"currency"}:
+        return "USD"
+    if toks & {"title", "subject"}:
+        return "Example"
+    if toks & {"key"}:
+        return "example_key"
+    if toks & {"name"}:
+        return "example"
+    return "hello"
+
+
+def _described_bound(description: str) -> float | None:
+    """The upper end of a range stated in prose ("between 0 and 1", "from 0 to 100").
+
+    F7: for a bounded degree, the effect-complete value is the completing boundary.
+    """
+    m = re.search(r"(?:between|from)\s+(-?\d+(?:\.\d+)?)\s*(?:\([^)]*\))?\s+(?:and|to)\s+(-?\d+(?:\.\d+)?)", description or "", re.I)
+    return float(m.group(2)) if m else None
+
+
+def _number_in_range(schema: dict[str, Any], base: float) -> float:
+    lo = schema.get("minimum", schema.get("exclusiveMinimum"))
+    hi = schema.get("maximum", schema.get("exclusiveMaximum"))
+    v = base
+    if lo is not None and v <= lo:
+        v = lo + 1 if "exclusiveMinimum" in schema else lo
+    if hi is not None and v >= hi:
+        v = hi - 1 if "exclusiveMaximum" in schema else hi
+    return v
+
+
+def literal_for(name: str, schema: dict[str, Any], description: str = "", _depth: int = 0, option: int = 0) -> Any:
+    """A literal the caller can construct from public information (rules 3, 7, 10).
+
+    Order: declared enum/const, a usable default, declared examples, options listed in prose, a declared or
+    described format, then a short value by type and parameter name. The result is checked against the schema
+    and falls back to the plainest value of the type.
+    """
+    description = description or schema.get("description", "")
+    t = schema_type(schema)
+    candidates: list[Any] = []
+    if "const" in schema:
+        candidates.append(schema["const"])
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        candidates.append(schema["enum"][option % len(schema["enum"])])
+    default = schema.get("default")
+    if "default" in schema and default is not None and default != "None":
+        candidates.append(default)
+    if isinstance(schema.get("examples"), list) and schema["examples"]:
+        candidates.append(schema["examples"][0])
+    if t in (None, "string"):
+        opts = _described_options(description)
+        if opts:
+            candidates.append(opts[option % len(opts)])
+        fmt = _format_example(description, schema.get("format"))
+        if fmt:
+            candidates.append(fmt)
+        candidates.append(_string_example(name, description))
+    # Numbers: a stated range's completing boundary, else 2 -- small, positive and not an identity element
+    # (1 is a degenerate logarithm base or exponent).
+    bound = _described_bound(description) if t in ("integer", "number") else None
+    if t == "integer":
+        if bound is not None:
+            candidates.append(int(bound))
+        candidates.append(int(_number_in_range(schema, 2)))
+    if t == "number":
+        if bound is not None:
+            candidates.append(float(bound))
+        candidates.append(float(_number_in_range(schema, 2.0)))
+    if t == "boolean":
+        candidates.append(True)
+    if t == "array" and _depth < 4:
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        opts = _described_options(description)
+        if opts and schema_type(items) in (None, "string"):
+            candidates.append(opts[:1])
+        n = max(1, int(schema.get("minItems", 1)))
+        candidates.append([literal_for(name, items, items.get("description", ""), _depth + 1) for _ in range(n)])
+        candidates.append([])
+    if t == "object" and _depth < 4:
+        props = schema.get("properties", {}) or {}
+        chosen = list(schema.get("required", [])) or list(props)[:1]
+        candidates.append({p: literal_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), _depth + 1) for p in chosen})
+        candidates.append({})
+    candidates.extend(["hello", 1, 1.0, True, [], {}])
+    for c in candidates:
+        if _fits(schema, c):
+            return copy.deepcopy(c)
+    return candidates[0]
+
+
+def sentinel_for(schema: dict[str, Any]) -> Any | None:
+    """A schema-valid value that cannot name an existing record, for the expected-failure template."""
+    t = schema_type(schema)
+    if t == "array":
+        inner = sentinel_for(schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"})
+        cands: list[Any] = [[inner]] if inner is not None else []
+    else:
+        cands = {"integer": [SENTINEL_INT, 987654321], "number": [SENTINEL_INT, 987654321.0]}.get(t or "string", [SENTINEL_STRING])
+    return next((c for c in cands if _fits(schema, c)), None)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Parameter decisions
+# ---------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ParamDecision:
+    """Whether a parameter is an observation or a literal, and the heuristic (with its rule) that decided."""
+
+    kind: str  # "observation" | "literal"
+    reason: str
+
+
+def tool_words(tool: Tool) -> set[str]:
+    return _compounds(words(tool.short_name))
+
+
+def is_auth_tool(tool: Tool) -> bool:
+    """Sign-in tools, recognised from the tool's own name (rule 12)."""
+    return bool(tool_words(tool) & AUTH_WORDS)
+
+
+def is_creation_tool(tool: Tool) -> bool:
+    return bool(tool_words(tool) & CREATION_VERBS)
+
+
+def is_read_tool(tool: Tool) -> bool:
+    toks = words(tool.short_name)
+    return bool(toks) and (toks[0] in READ_VERBS or bool(set(toks) & {"status"} and set(toks) & {"get", "check"}))
+
+
+def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDecision:
+    """Observation or literal for one parameter, from its name, schema and description and the tool's name.
+
+    The heuristics run in order and the first that fires decides; each names the rule it implements.
+    """
+    desc = schema.get("description", "") or ""
+    toks = words(name)
+    comp = _compounds(toks)
+    head_toks = toks[: toks.index("to")] if "to" in toks[1:] else toks  # "username_to_follow" -> "username"
+    head = _compounds(head_toks[-2:]) if head_toks else set()
+    last = head_toks[-1] if head_toks else ""
+    t = schema_type(schema)
+    item_t = schema_type(schema.get("items")) if t == "array" and isinstance(schema.get("items"), dict) else None
+
+    # H1 (rules 3, 10): a value from a closed set the metadata lists, or a number/boolean, is constructible
+    # from public information; quantities and flags are caller choices.
+    if toks and toks[0] in FLAG_PREFIXES and len(toks) > 1:
+        return ParamDecision("literal", "H1 flag-like option chosen by the caller (rule 10)")
+    if "enum" in schema or "const" in schema or _described_options(desc) and not _has_phrase(desc, ("e g",)):
+        return ParamDecision("literal", "H1 closed set of allowed values (rules 3, 10)")
+    if t in ("number", "boolean", "object") or item_t in ("number", "boolean"):
+        return ParamDecision("literal", "H1 number/boolean/structured value chosen by the caller (rule 10)")
+    # H2 (rules 10, 12): a parameter named or described as new is chosen freely -- including a replacement
+    # secret during credential recovery.
+    if "new" in toks or _has_phrase(desc, NEW_CUES):
+        return ParamDecision("literal", "H2 new value chosen by this call (rules 10, 12)")
+    # H3 (rules 5, 11): "old"/"existing"/"current" in the name means it must match a present record.
+    if comp & {"old", "existing", "current", "previous"}:
+        return ParamDecision("observation", "H3 name refers to an existing value (rules 5, 11)")
+    # H4 (rule 12): in a sign-in call, the account identifier and its secret are both observations; the other
+    # inputs (grant types, display names) stay literals.
+    if is_auth_tool(tool) and (head & CREDENTIALS or last in {"id", "token", "secret", "key", "password"}):
+        return ParamDecision("observation", "H4 sign-in identifier/secret of an existing account (rule 12)")
+    # H5 (rule 12): account creation / credential recovery constructs the new identifier and secret.
+    if comp & CREDENTIALS and tool_words(tool) & ACCOUNT_CREATION and not (last in ISSUED_IDENTITY):
+        return ParamDecision("literal", "H5 new account identifier/secret at creation (rule 12)")
+    # H6 (rules 4, 6, 11): identifiers, tokens, handles and codes are issued by the system; a guessed value of the
+    # right type would fail, so success needs the exact runtime value.
+    if last in ISSUED_IDENTITY or (t == "integer" and "id" in comp):
+        return ParamDecision("observation", "H6 system-issued identifier/token/handle/code (rules 4, 6, 11)")
+    # H7 (rules 5, 11): the description says the value must already exist or identify a particular record.
+    if _has_phrase(desc, EXISTING_CUES):
+        return ParamDecision("observation", "H7 description says the value must already exist (rules 5, 11)")
+    named = bool(head & NAMED_REFERENCE) or last in NAMED_REFERENCE or last.rstrip("s") in NAMED_REFERENCE
+    person = bool(head & PERSON_REFERENCE) or last.rstrip("s") in PERSON_REFERENCE
+    # H8 (rule 10): search and filter criteria are free even when they look like names.
+    if named and _has_phrase(desc, SEARCH_CUES):
+        return ParamDecision("literal", "H8 search/filter criterion (rule 10)")
+    # H9 (rule 10): a creating tool chooses the name of the record it creates (file names, keys, ...).
+    if named and not person and is_creation_tool(tool) and not (comp & FREE_VALUE):
+        return ParamDecision("literal", "H9 name of the record this call creates (rule 10)")
+    # H10 (rules 11, 13): a name/key/path/recipient in a call that reads, changes, deletes or sends to a record
+    # must match that record.
+    if named and not (set(toks) & FREE_VALUE):
+        return ParamDecision("observation", "H10 name/key/path/recipient of a pre-existing record (rule 11)")
+    # H11 (rules 3, 10, 13): everything else -- content, criteria, amounts, dates -- is a caller choice; a value
+    # is not an observation merely because some tool could output a compatible one.
+    return ParamDecision("literal", "H11 freely chosen value (rules 3, 10, 13)")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Exports
+# ---------------------------------------------------------------------------------------------------------------
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def child_path(parent: str, key: str) -> str:
+    return f"{parent}.{key}" if _IDENT.match(key) else f"{parent}[{key!r}]".replace('"', "'")
+
+
+def should_propagate(name: str, schema: dict[str, Any]) -> bool:
+    """Rules 22-25: reusable identities, content, attributes and money propagate; acks, flags, counters don't.
+
+    Judged from the field's name, type and description only, never from a runtime value (rule 25).
+    """
+    t = schema_type(schema)
+    if t == "boolean":
+        return False
+    toks = set(words(name))
+    desc = schema.get("description", "") or ""
+    if toks & {"id", "ids", "token", "uuid", "key", "code", "handle", "name", "path", "url", "address", "email", "date", "time"}:
+        return True
+    if toks & NON_PROPAGATING:
+        return False
+    if _has_phrase(desc, STATUS_TEXT_CUES):
+        return False
+    return True
+
+
+def _leaf_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    t = schema_type(schema)
+    if t:
+        out["type"] = t
+    for k in ("enum", "format", "description"):
+        if k in schema:
+            out[k] = copy.deepcopy(schema[k])
+    return out
+
+
+def _leaves(schema: dict[str, Any], path: str, label: list[str], depth: int = 0) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """Scalar leaves declared by a schema: (JSONPath, field-label chain, leaf schema); arrays use ``[*]`` (rule 21)."""
+    if depth > 6 or not isinstance(schema, dict):
+        return []
+    t = schema_type(schema)
+    if t == "object":
+        out = []
+        for key, sub in (schema.get("properties") or {}).items():
+            out.extend(_leaves(sub, child_path(path, key), label + [key], depth + 1))
+        return out
+    if t == "array":
+        items = schema.get("prefixItems") or schema.get("items")
+        if isinstance(items, list):
+            out = []
+            for i, sub in enumerate(items):
+                out.extend(_leaves(sub, f"{path}[{i}]", label + [str(i)], depth + 1))
+            return out
+        if isinstance(items, dict):
+            return _leaves(items, f"{path}[*]", label, depth + 1)
+        return [(f"{path}[*]", label, {})]
+    if t in ("string", "integer", "number", "boolean") or t is None and not schema.get("properties"):
+        return [(path, label, _leaf_schema(schema))]
+    return []
+
+
+def _export_name(label: list[str], taken: set[str], fallback: str, prefix: str = "") -> str:
+    """The field's own label, lengthened with its parents, then the source prefix, only when needed to stay
+    unique (rule 21 labels); a response field echoing an argument name becomes ``response_<name>``."""
+    parts = [p for p in label if not p.isdigit()] or [fallback]
+    for n in range(1, len(parts) + 1):
+        cand = "_".join(parts[-n:])
+        if cand not in taken:
+            return cand
+    if prefix and f"{prefix}_{'_'.join(parts)}" not in taken:
+        return f"{prefix}_{'_'.join(parts)}"
+    base, i = "_".join(parts), 2
+    while f"{base}_{i}" in taken:
+        i += 1
+    return f"{base}_{i}"
+
+
+def scalar_response_name(tool: Tool) -> str:
+    """Name of a single scalar response export: the tool name minus a read verb, else ``response_value``."""
+    toks = words(tool.short_name)
+    if len(toks) > 1 and toks[0] in READ_VERBS:
+        return "_".join(toks[1:])
+    return "response_value"
+
+
+def argument_exports(tool: Tool) -> list[Export]:
+    """Caller arguments stay observable after the call: mechanical ``$.param`` exports (rule 20)."""
+    out = []
+    for p in tool.param_names:
+        s = tool.param_schema(p)
+        t = schema_type(s)
+        path = child_path("$", p)
+        if t == "array":
+            items = s.get("items") if isinstance(s.get("items"), dict) else {}
+            out.append(Export(p, "arguments", f"{path}[*]", _leaf_schema(items), should_propagate(p, {**items, "description": s.get("description", "")})))
+        elif t == "object":
+            continue  # a structured argument is an input bundle, not a reusable scalar
+        else:
+            out.append(Export(p, "arguments", path, _leaf_schema(s), should_propagate(p, s)))
+    return out
+
+
+def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
+    """Every scalar leaf of the public response schema (rule 21), or one ``$`` export for a scalar response."""
+    r = tool.response
+    out: list[Export] = []
+    if r is None or schema_type(r) not in ("object", "array"):
+        name = _export_name([scalar_response_name(tool)], taken, "response_value")
+        taken.add(name)
+        schema = _leaf_schema(r) if r else {}
+        return [Export(name, "response", "$", schema, should_propagate(name, schema))]
+    for path, label, leaf in _leaves(r, "$", []):
+        name = _export_name(label, taken, "response_value", prefix="response")
+        taken.add(name)
+        out.append(Export(name, "response", path, leaf, should_propagate(label[-1] if label else name, leaf)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Outcome schemas
+# ---------------------------------------------------------------------------------------------------------------
+
+BASE_SUCCESS: dict[str, Any] = {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status"]}
+BASE_FAILURE: dict[str, Any] = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}
+
+
+def success_flags(tool: Tool) -> list[str]:
+    """Top-level boolean response fields the metadata defines as the action's success flag (F7 rules).
+
+    Only for actions, sign-ins and mutations: for a read/status tool a boolean is result data and both values
+    belong to success. The field must be a boolean named like a status/success flag and described as true when
+    the operation worked.
+    """
+    r = tool.response
+    if not r or schema_type(r) != "object" or is_read_tool(tool):
+        return []
+    flags = []
+    for key, sub in (r.get("properties") or {}).items():
+        if schema_type(sub) != "boolean":
+            continue
+        toks = set(words(key))
+        desc = (sub.get("description") or "").lower()
+        named_flag = bool(toks & {"status", "success", "successful", "ok", "succeeded"})
+        described = "true if" in desc or "whether" in desc or "true when" in desc
+        if named_flag and described:
+            flags.append(key)
+    return flags
+
+
+def outcome_schemas(tool: Tool) -> tuple[dict[str, Any], dict[str, Any]]:
+    """S+ and S- over the normalized record (rules 34-38, F7).
+
+    S+ requires status success and, when the response is declared as an object or array, an output of that
+    shape. Declared success flags must not be false in S+, and a success record with a false flag is a
+    business-level failure in S-; the two stay disjoint.
+    """
+    success = copy.deepcopy(BASE_SUCCESS)
+    failure = copy.deepcopy(BASE_FAILURE)
+    rt = schema_type(tool.response) if tool.response else None
+    output: dict[str, Any] = {}
+    if rt in ("object", "array"):
+        output["type"] = rt
+    flags = success_flags(tool)
+    if flags:
+        failed = {"type": "object", "properties": {f: {"const": False} for f in flags[:1]}, "required": flags[:1]}
+        for f in flags[1:]:
+            failed = {"anyOf": [failed, {"type": "object", "properties": {f: {"const": False}}, "required": [f]}]}
+        output["not"] = failed
+        failure = {"anyOf": [copy.deepcopy(BASE_FAILURE), {"type": "object", "properties": {"status": {"const": "success"}, "output": failed}, "required": ["status", "output"]}]}
+    if output:
+        success["properties"]["output"] = output
+        success["required"] = ["status", "output"]
+    return success, failure
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The proposer
+# ---------------------------------------------------------------------------------------------------------------
+
+
+_NEGATING_PREFIXES = ("un", "dis", "de", "de-", "non")
+
+
+def effect_complete_literal(tool: Tool, name: str, schema: dict[str, Any]) -> Any | None:
+    """The value that completes the action a state-changing tool names, when the metadata says which it is (F7).
+
+    Two cases are decidable from public metadata alone:
+
+    - a collection that selects named components and lists the complete allowed set (an enum of items, or
+      options listed in prose) gets the full set, not a partial selection;
+    - a boolean documented as "True if <X> ..." where <X> is the negation of a word in the tool's own name
+      (``unlock`` against a tool named for locking) gets False, so the template performs the named action rather
+      than its opposite.
+    """
+    t = schema_type(schema)
+    description = schema.get("description", "") or ""
+    if t == "array":
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        options = items.get("enum") if isinstance(items.get("enum"), list) else _described_options(description)
+        if options and 1 < len(options) <= 12 and schema.get("maxItems", len(options)) >= len(options):
+            if _fits(schema, list(options)):
+                return list(options)
+        return None
+    if t == "boolean":
+        m = re.search(r"\btrue\b(?: if| to| when)?([^.;,]*)", description, re.IGNORECASE)
+        if not m:
+            return None
+        clause = [w.lower() for w in re.findall(r"[A-Za-z]+", m.group(1))]
+        name_words = {w for w in tool_words(tool) if len(w) >= 3}
+        for w in clause:
+            for pre in _NEGATING_PREFIXES:
+                if w.startswith(pre) and any(w[len(pre):].startswith(n) for n in name_words):
+                    return False
+        return None
+    return None
+
+
+
+def propose(tool: Tool) -> Contract:
+    """The initial contract for one tool from its public metadata only."""
+    decisions = {p: decide_parameter(tool, p, tool.param_schema(p)) for p in tool.param_names}
+    required = set(tool.required)
+
+    # Parameters offering the same closed set (a source and a target unit, two currencies) get different
+    # options: the same value twice is usually a degenerate no-op call.
+    option_use: dict[str, int] = {}
+
+    def fill(p: str) -> Argument:
+        s = tool.param_schema(p)
+        if decisions[p].kind == "observation":
+            return Argument.observation(s.get("description") or f"an existing {p.replace('_', ' ')}", field=p)
+        complete = effect_complete_literal(tool, p, s)
+        if complete is not None:
+            return Argument.literal(complete)
+        key = repr(s.get("enum") or _described_options(s.get("description", "")))
+        nth = option_use.get(key, 0)
+        option_use[key] = nth + 1
+        return Argument.literal(literal_for(p, s, option=nth if key != "[]" else 0))
+
+    templates: list[Template] = []
+    # Effect-complete template first (F7): every required parameter, every optional one filled too, so each
+    # constructible optional gets a literal somewhere (rules 2, 16); optional references stay observations (15).
+    full = {p: fill(p) for p in tool.param_names}
+    templates.append(Template("complete", full, "success"))
+    optional = [p for p in tool.param_names if p not in required]
+    if optional:
+        # A second success template leaves every optional parameter out (rule 14).
+        templates.append(Template("required_only", {p: (full[p] if p in required else Argument.omit()) for p in tool.param_names}, "success"))
+    # Expected failure: only when a required reference exists; it is swapped for a value that cannot exist.
+    ref = next((p for p in tool.param_names if p in required and decisions[p].kind == "observation"), None)
+    if ref is not None:
+        bad = sentinel_for(tool.param_schema(ref))
+        if bad is not None:
+            args = {p: (Argument.literal(bad) if p == ref else full[p]) for p in tool.param_names if p in required}
+            templates.append(Template(f"nonexistent_{ref}", args, "failure"))
+
+    exports = argument_exports(tool)
+    taken = {e.name for e in exports}
+    exports.extend(response_exports(tool, taken))
+    success, failure = outcome_schemas(tool)
+    notes = [f"{p}: {d.kind} ({d.reason})" for p, d in decisions.items()]
+    return Contract(tool=tool.name, templates=templates, exports=exports, success=success, failure=failure, proposer="offline", notes=notes)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Revision from same-tool feedback
+# ---------------------------------------------------------------------------------------------------------------
+
+# Diagnostic fields explain a failure; they carry no reusable value (rule 24), so revision never exports them.
+DIAGNOSTIC_FIELDS = {"error", "errors", "traceback", "exception"}
+
+
+def _is_field_name(key: str) -> bool:
+    """Whether a mapping key looks like a schema field rather than data used as a key (ids, names, dates).
+
+    Data keys must never be written into paths (rule 32), so anything with digits, spaces or no lower-case
+    letter is treated as data and replaced by a wildcard.
+    """
+    return bool(_IDENT.match(key)) and not any(c.isdigit() for c in key) and any(c.islower() for c in key)
+
+
+def observed_leaves(value: Any, path: str = "$", label: list[str] | None = None, depth: int = 0) -> dict[str, tuple[list[str], str]]:
+    """Generic paths of the scalar leaves of an observed value: {path: (field labels, json type)}.
+
+    Lists and data-keyed mappings become ``[*]`` so the path describes structure, never a concrete value.
+    """
+    label = label or []
+    out: dict[str, tuple[list[str], str]] = {}
+    if depth > 8:
+        return out
+    if isinstance(value, dict) and len(value) == 1 and "$ref" in value:
+        return out  # a back reference to another part of the same structure, not a value
+    if isinstance(value, dict):
+        fieldlike = all(_is_field_name(str(k)) for k in value)
+        for k, v in value.items():
+            if fieldlike:
+                out.update(observed_leaves(v, child_path(path, str(k)), label + [str(k)], depth + 1))
+            else:
+                out.update(observed_leaves(v, f"{path}[*]", label, depth + 1))
+    elif isinstance(value, list):
+        for v in value:
+            out.update(observed_leaves(v, f"{path}[*]", label, depth + 1))
+    elif is_scalar(value) and not (label and label[-1] in DIAGNOSTIC_FIELDS):
+        out.setdefault(path, (label, json_type(value)))
+    return out
+
+
+def uncovered_leaves(contract: Contract, args: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, str, list[str], str]]:
+    """Observed scalar leaves of a record's output and state changes that no export reaches.
+
+    Returns (source, generic path, field labels, JSON type). A leaf counts as reached when an export's path
+    equals its generic path or when evaluating the exports yields its concrete location.
+    """
+    rec = record_dict(record)
+    reached = {(x.source, canonical_path(re.sub(r"\[\d+\]", "[*]", x.path))) for x in extract(contract, args, rec)}
+    reached |= {(x.source, canonical_path(x.path)) for x in extract(contract, args, rec)}
+    declared = {(e.source, canonical_path(e.path)) for e in contract.exports}
+    out = []
+    for source, value in (("response", rec.get("output")), ("state_changes", rec.get("state_changes"))):
+        if value is None or value == {} or value == []:
+            continue
+        for path, (label, jt) in sorted(observed_leaves(value).items()):
+            key = (source, canonical_path(path))
+            if key in declared or key in reached:
+                continue
+            if source == "response" and path == "$" and ("response", "$") in declared:
+                continue
+            out.append((source, path, label, jt))
+    return out
+
+
+def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
+    """A revised contract from same-tool execution feedback, or None when nothing needs to change.
+
+    ``feedback`` items carry ``arguments`` (what was passed), ``record`` (the normalized invocation record) and
+    optionally ``expected``. Only structure is used -- field names, paths and JSON types (rules 27-33): no runtime
+    scalar is copied into a literal, name, path or schema. Outcome schemas are repaired when a record matched
+    neither (or both) of S+ and S-; exports are added for observed scalar leaves the contract does not reach.
+    """
+    if contract.revision >= MAX_REVISIONS or not feedback:
+        return None
+    new = contract.copy()
+    changed: list[str] = []
+    taken = {e.name for e in new.exports}
+    known_paths = {(e.source, canonical_path(e.path)) for e in new.exports}
+
+    for fb in feedback:
+        rec = record_dict(fb["record"])
+        args = fb.get("arguments", {}) or {}
+        if classify(new, rec) != "unmatched":
+            continue
+        if rec.get("status") == "success":
+            # A success record S+ rejects: the declared output shape was wrong. Keep the status test and any flag
+            # constraint, and widen the output type to the observed JSON type.
+            out_schema = new.success.get("properties", {}).get("output")
+            if isinstance(out_schema, dict) and "type" in out_schema:
+                declared = out_schema["type"] if isinstance(out_schema["type"], list) else [out_schema["type"]]
+                seen = json_type(rec.get("output"))
+                out_schema["type"] = sorted(set(declared) | {seen})
+                changed.append(f"success output type widened to include observed {seen}")
+        if classify(new, rec) == "unmatched":
+            # Still ambiguous or unexplained: fall back to the plain status split, which is disjoint and total.
+            new.success, new.failure = copy.deepcopy(BASE_SUCCESS), copy.deepcopy(BASE_FAILURE)
+            changed.append("outcome schemas reset to the status split")
+
+    successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]
+    successes = [(a, r) for a, r in successes if classify(new, r) == "success"]
+    # Declared response exports that reached nothing in any successful output point at the wrong place; an
+    # observed leaf with the same field label relocates them instead of adding a near-duplicate.
+    live = {x.name for a, r in successes for x in extract(new, a, r) if x.source == "response"}
+    dead = {e.name: e for e in new.exports if e.source == "response" and e.name not in live and e.path != "$"} if successes else {}
+    for args, rec in successes:
+        for source, path, label, jt in uncovered_leaves(new, args, rec):
+            if (source, canonical_path(path)) in known_paths:
+                continue
+            base = label or [scalar_response_name(tool) if source == "response" else "state_value"]
+            stale = dead.pop(base[-1], None) if source == "response" else None
+            if stale is not None:
+                stale.path, stale.schema = path, {**stale.schema, "type": jt}
+                known_paths.add((source, canonical_path(path)))
+                changed.append(f"export {stale.name} moved to {source}:{path}")
+                continue
+            if source == "response":
+                name = _export_name(base, taken, "value", prefix="response")
+            else:  # state paths share generic tails (after, name): keep the whole structural label
+                name = _export_name(["_".join(["state"] + base)], taken, "state_value")
+            taken.add(name)
+            known_paths.add((source, canonical_path(path)))
+            leaf = {"type": jt}
+            new.exports.append(Export(name, source, path, leaf, should_propagate(base[-1], leaf)))
+            changed.append(f"export {name} added at {source}:{path}")
+    if not changed:
+        return None
+    new.revision = contract.revision + 1
+    new.notes = list(contract.notes) + [f"revision {new.revision}: " + "; ".join(dict.fromkeys(changed))]
+    if "revised" not in new.flags:
+        new.flags.append("revised")
+    return new
+
+
+class OfflineProposer:
+    """The default heuristic proposer; plugs into the same :class:`~libra.contracts.check.Proposer` slot as an LLM."""
+
+    name = "offline"
+
+    def propose(self, tool: Tool) -> Contract:
+        return propose(tool)
+
+    def revise(self, contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
+        return revise(contract, tool, feedback)

@@ -1,0 +1,99 @@
+"""Structural and semantic validation of a contract against its tool's public interface."""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import jsonpath
+import jsonschema
+
+from ..catalog import Tool
+from .model import Contract
+
+
+@lru_cache(maxsize=1)
+def contract_schema() -> dict[str, Any]:
+    """The JSON Schema of the contract document itself (shipped as package data)."""
+    text = resources.files(__package__).joinpath("contract.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=1)
+def _contract_validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(contract_schema())
+
+
+def _where(err: jsonschema.ValidationError) -> str:
+    return "/".join(str(p) for p in err.absolute_path) or "<root>"
+
+
+def _schema_errors(schema: Any) -> str | None:
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        return exc.message
+    return None
+
+
+def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[str]:
+    """All problems that would make this contract unusable for ``tool``; an empty list means valid.
+
+    Beyond the document schema this checks what only the tool's signature can decide: template keys are real
+    parameter names, required parameters are never left out (rule 2), literals fit their parameter schema,
+    outcome schemas compile (rule 34) and export paths parse (rule 19) without recursive catch-alls (rule 31).
+    """
+    d = contract.to_dict() if isinstance(contract, Contract) else contract
+    errors = [f"{_where(e)}: {e.message}" for e in _contract_validator().iter_errors(d)]
+    if errors or not isinstance(d, dict):
+        return errors
+    if d["tool"] != tool.name:
+        errors.append(f"contract names tool {d['tool']!r} but is checked against {tool.name!r}")
+    params = set(tool.param_names)
+    required = tool.required
+    success_templates = 0
+    for i, t in enumerate(d["templates"]):
+        label = f"templates/{i} ({t['name']})"
+        if t["expected"] == "success":
+            success_templates += 1
+        for p in sorted(set(t["arguments"]) - params):
+            errors.append(f"{label}: argument {p!r} is not a parameter of {tool.name}")
+        for p in required:
+            arg = t["arguments"].get(p)
+            if arg is None or arg["kind"] == "omit":
+                errors.append(f"{label}: required parameter {p!r} is missing or omitted")
+        for p, arg in t["arguments"].items():
+            if arg["kind"] != "literal" or p not in params:
+                continue
+            try:
+                jsonschema.validate(arg["value"], tool.param_schema(p), cls=jsonschema.Draft202012Validator)
+            except jsonschema.ValidationError as exc:
+                errors.append(f"{label}: literal for {p!r} does not fit its schema: {exc.message}")
+    if success_templates == 0:
+        errors.append("no template is expected to succeed (at least one success template is required)")
+    for key in ("success", "failure"):
+        msg = _schema_errors(d[key])
+        if msg:
+            errors.append(f"{key}: not a valid JSON Schema: {msg}")
+    names: set[str] = set()
+    for i, e in enumerate(d["exports"]):
+        label = f"exports/{i} ({e['name']})"
+        if e["name"] in names:
+            errors.append(f"{label}: duplicate export name")
+        names.add(e["name"])
+        if ".." in e["path"]:
+            errors.append(f"{label}: recursive descent paths are not allowed: {e['path']!r}")
+        try:
+            jsonpath.compile(e["path"])
+        except jsonpath.JSONPathError as exc:
+            errors.append(f"{label}: path {e['path']!r} does not parse: {str(exc).splitlines()[0]}")
+        msg = _schema_errors(e["schema"])
+        if msg:
+            errors.append(f"{label}: schema is not a valid JSON Schema: {msg}")
+        if e["source"] == "arguments":
+            head = e["path"][2:].split(".")[0].split("[")[0] if e["path"].startswith("$.") else None
+            if head is not None and head not in params:
+                errors.append(f"{label}: argument export reads {head!r}, which is not a parameter of {tool.name}")
+    return errors

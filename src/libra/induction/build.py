@@ -1,0 +1,193 @@
+"""Build an executable tool library for a benchmark (or any catalog with a runtime).
+
+Steps, each catalog-agnostic: propose a contract per tool and check it against the runtime (revising it from
+same-tool feedback); count the candidate compositions; embed the field names once; run the induction engine
+(:mod:`.engine`) with checkpoints; save the library with its statistics (the paper's Table 5 columns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import __version__
+from ..benchmarks.base import Benchmark
+from ..catalog import Catalog
+from ..contracts.check import Proposer, check_contracts, get_proposer
+from ..library import FORMAT_VERSION, Candidate, Library
+from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
+from ..retrieval.fields import FieldEncoder
+from .candidates import candidate_compositions
+from .engine import BuildConfig, Engine
+
+
+@dataclass
+class BuildOptions:
+    proposer: str | Proposer = "offline"
+    workers: int | None = None  # worker processes; 0 = in-process (trusted runtimes only); None = CPU count
+    embedder: str = DEFAULT_EMBEDDER
+    config: BuildConfig = field(default_factory=BuildConfig)
+    resume: bool = True
+    progress: bool = True
+
+
+def default_workers() -> int:
+    return max(1, os.cpu_count() or 1)
+
+
+def open_runtime(bench: Benchmark, workers: int | None) -> Any:
+    """The benchmark's runtime: ``workers`` isolated processes, or in-process when 0 (trusted runtimes)."""
+    n = default_workers() if workers is None else workers
+    if n <= 0:
+        rt = bench.runtime(isolated=False)
+        if not getattr(rt, "trusted", False):
+            rt.close()
+            from ..errors import ConfigError
+
+            raise ConfigError(f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run in-process: use --workers 1 or more")
+        return rt
+    return bench.runtime(isolated=True, n_workers=n)
+
+
+def _identity(catalog: Catalog, contracts: dict[str, Any], config: BuildConfig, embedder_id: str, fixtures: dict[str, Any]) -> str:
+    h = hashlib.sha256()
+    for part in (catalog.fingerprint(), json.dumps(contracts, sort_keys=True), json.dumps(config.to_dict(), sort_keys=True), embedder_id, json.dumps(fixtures, sort_keys=True, default=repr), str(FORMAT_VERSION)):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class _Progress:
+    """A rich progress line with candidates tested and relations kept; silent when disabled."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.enabled = enabled
+        self.label = label
+        self._p = None
+        self._task = None
+
+    def __enter__(self) -> "_Progress":
+        if self.enabled:
+            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+            self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)
+            self._p.__enter__()
+            self._task = self._p.add_task(self.label)
+        return self
+
+    def update(self, engine: Engine) -> None:
+        if self._p is None:
+            return
+        c = engine.counters
+        kinds = {"provenance": 0, "compatibility": 0, "state": 0}
+        for r in engine.relations.values():
+            kinds[r.kind] += 1
+        tested = c["provenance_tests"] + c["state_tests"]
+        self._p.update(
+            self._task,
+            description=(
+                f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue):,} | "
+                f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
+            ),
+        )
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._p is not None:
+            self._p.__exit__(*exc)
+
+
+def build_library(
+    bench: Benchmark,
+    out: str | Path | None = None,
+    options: BuildOptions | None = None,
+    log: Callable[[str], None] = lambda msg: None,
+) -> Library:
+    """Build (or resume building) the library of ``bench``; saves it to ``out`` when given."""
+    opts = options or BuildOptions()
+    catalog = bench.catalog()
+    fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
+    out_path = Path(out) if out else None
+    ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
+    t0 = time.perf_counter()
+    runtime = open_runtime(bench, opts.workers)
+    try:
+        proposer = get_proposer(opts.proposer)
+        log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
+        summary = check_contracts(catalog, runtime, proposer=proposer)
+        contracts = summary.contracts
+        t_contracts = time.perf_counter() - t0
+        candidates = candidate_compositions(catalog, contracts)
+        embedder = get_embedder(opts.embedder)
+        encoder = FieldEncoder(embedder)
+        names = {c.provider_field for c in candidates} | {c.consumer_input for c in candidates} | set(fixtures)
+        encoder.add(names)
+        sim_cache: dict[tuple[str, str], float] = {}
+
+        def similarity(a: str, b: str) -> float:
+            key = (a, b)
+            v = sim_cache.get(key)
+            if v is None:
+                v = sim_cache[key] = encoder.similarity(a, b)
+            return v
+
+        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures)
+        identity = _identity(catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures)
+        resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
+        if resumed:
+            log(f"resuming from checkpoint {ckpt} ({engine.counters['waves']} waves done)")
+        else:
+            engine.start()
+        t_engine = time.perf_counter()
+        last_ckpt = time.perf_counter()
+        with _Progress(opts.progress, f"inducing {bench.name}") as bar:
+            while engine.step():
+                bar.update(engine)
+                if ckpt and time.perf_counter() - last_ckpt >= opts.config.checkpoint_every_s:
+                    engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + time.perf_counter() - t0)
+                    last_ckpt = time.perf_counter()
+            bar.update(engine)
+        relations = engine.result()
+        wall = engine.elapsed_before_resume + time.perf_counter() - t0
+        counts = {"provenance": 0, "compatibility": 0, "state": 0}
+        for r in relations:
+            counts[r.kind] += 1
+        with_sim = [Candidate(c.provider, c.provider_field, c.consumer, c.consumer_input, similarity(c.provider_field, c.consumer_input)) for c in candidates]
+        stats = {
+            "tools": len(catalog),
+            "executable_tools": sum(1 for t in catalog if t.executable),
+            "candidate_compositions": len(candidates),
+            "relations": counts,
+            "value_relations": counts["provenance"] + counts["compatibility"],
+            "state_relations": counts["state"],
+            "wall_seconds": round(wall, 2),
+            "contract_seconds": round(t_contracts, 2),
+            "induction_seconds": round(time.perf_counter() - t_engine, 2),
+            "seconds_per_1000_candidates": round(1000 * wall / max(1, len(candidates)), 3),
+            "contracts": summary.counts(),
+            "engine": dict(engine.counters),
+            "resumed": resumed,
+            "workers": default_workers() if opts.workers is None else opts.workers,
+        }
+        if hasattr(proposer, "stats"):
+            stats["proposer"] = dict(getattr(proposer, "stats"))
+        meta = {
+            "libra_version": __version__,
+            "benchmark": bench.name,
+            "proposer": getattr(proposer, "name", str(opts.proposer)),
+            "embedder": embedder.model_id,
+            "config": opts.config.to_dict(),
+            "fixtures": sorted(fixtures),
+        }
+        library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, with_sim, stats, meta)
+        if out_path:
+            library.save(out_path)
+            if ckpt and ckpt.exists():
+                ckpt.unlink()
+        return library
+    finally:
+        runtime.close()

@@ -1,0 +1,85 @@
+"""Candidate compositions: which provider exports could feed which consumer inputs (paper Table 5).
+
+A candidate pairs a provider export with ``propagate=true`` and a consumer input whose JSON types are compatible.
+This is the schema-level graph *before* execution; it is what the schema-only ablation propagates over, and it
+bounds what the engine ever tries to bind (a value is only offered to inputs it is a candidate for).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from ..catalog import Catalog
+from ..contracts.model import Contract
+from ..contracts.offline import schema_type
+from ..library import Candidate
+
+# Which value types an input of a given type accepts. An integer is a valid number; the reverse is not true.
+_ACCEPTS: dict[str, frozenset[str]] = {
+    "string": frozenset({"string"}),
+    "integer": frozenset({"integer"}),
+    "number": frozenset({"number", "integer"}),
+    "boolean": frozenset({"boolean"}),
+    "array": frozenset({"array"}),
+    "object": frozenset({"object"}),
+}
+_SCALARS = frozenset({"string", "integer", "number", "boolean"})
+
+
+def input_accepts(input_schema: dict[str, Any], value_type: str | None) -> bool:
+    """Whether an input of this schema can take a value of ``value_type`` (None = untyped)."""
+    it = schema_type(input_schema)
+    if value_type is None:
+        return it is None or it in _SCALARS
+    if it is None:
+        return value_type in _SCALARS
+    if it == "array" and value_type in _SCALARS:
+        # a scalar can fill an array input as a one-element list: e.g. an id into a list of ids
+        items = input_schema.get("items") if isinstance(input_schema.get("items"), dict) else {}
+        return input_accepts(items, value_type) if items else True
+    return value_type in _ACCEPTS.get(it, frozenset())
+
+
+@dataclass(frozen=True)
+class ExportRef:
+    tool: str
+    export: str
+    value_type: str | None
+
+
+def propagating_exports(contracts: dict[str, Contract]) -> list[ExportRef]:
+    out = []
+    for name, c in contracts.items():
+        for e in c.exports:
+            if e.propagate:
+                out.append(ExportRef(name, e.name, schema_type(e.schema)))
+    return out
+
+
+def candidate_compositions(catalog: Catalog, contracts: dict[str, Contract], executable_only: bool = False) -> list[Candidate]:
+    """Every (provider export, consumer input) pair with compatible JSON types, provider != consumer."""
+    tools = [t for t in catalog if (t.executable or not executable_only)]
+    inputs = [(t.name, p, t.param_schema(p)) for t in tools for p in t.param_names]
+    out: list[Candidate] = []
+    exports = [e for e in propagating_exports(contracts) if e.tool in catalog and (catalog[e.tool].executable or not executable_only)]
+    accept_cache: dict[tuple[int, str | None], bool] = {}
+    for e in exports:
+        for i, (consumer, param, schema) in enumerate(inputs):
+            if consumer == e.tool:
+                continue
+            key = (i, e.value_type)
+            ok = accept_cache.get(key)
+            if ok is None:
+                ok = accept_cache[key] = input_accepts(schema, e.value_type)
+            if ok:
+                out.append(Candidate(e.tool, e.export, consumer, param))
+    return out
+
+
+def index_by_provider(cands: Iterable[Candidate]) -> dict[tuple[str, str], list[Candidate]]:
+    idx: dict[tuple[str, str], list[Candidate]] = defaultdict(list)
+    for c in cands:
+        idx[(c.provider, c.provider_field)].append(c)
+    return dict(idx)

@@ -1,0 +1,512 @@
+"""Runtime relation induction (paper §3.1, Algorithm 1).
+
+The engine explores a catalog from its fresh state with a worklist of *work items* (state, tool, template,
+binding). Successful calls export values into a pool; each value is offered to the consumer inputs it is a
+candidate for (:mod:`.candidates`), which enqueues new items. Every success that used an upstream value gets a
+counterfactual control; every state-changing success gets a before/after sweep:
+
+- **input provenance** (E_prov): the consumer succeeds with the provider's value and fails when that input is
+  replaced by an independently constructed literal (or omitted, when optional), from the same saved state;
+- **compatibility** (E_comp): both succeed, and the output and input field names are aligned:
+  cos(h_f(f_out), h_f(f_in)) > tau;
+- **state dependency** (E_state): a consumer call with identical arguments fails before the provider's call and
+  succeeds after it.
+
+States are immutable values, so a control runs from exactly the state the consumer saw. Outputs of state-changing
+calls create child states that later items run from, which is how multi-hop compositions (create an account ->
+sign in -> act) are found.
+
+Cost control, all without changing what a test would conclude:
+
+- every invocation is memoised by (state fingerprint, tool, arguments): runtimes are deterministic, so a repeated
+  call (the "before" half of many state tests, the line-32 re-runs of a sweep) costs nothing;
+- a relation already kept is never tested again, and each (provider field, consumer input) pair is tested at most
+  ``tests_per_pair`` times;
+- calls run in waves through ``invoke_many`` so an isolated runtime keeps every worker busy.
+
+The engine checkpoints between waves; a killed build resumes from the checkpoint and, because the exploration
+order is deterministic, ends with the same library.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import jsonschema
+
+from .._io import atomic_write_bytes
+from ..catalog import Catalog, Tool
+from ..contracts.model import Contract
+from ..contracts.offline import literal_for, sentinel_for
+from ..contracts.outcome import classify, extract
+from ..library import Candidate, Relation, dedupe
+from ..runtime.base import InvocationRecord, Runtime, State
+
+CHECKPOINT_VERSION = 1
+FIXTURE = "<sandbox>"
+EVIDENCE_CHARS = 4000
+
+
+@dataclass
+class BuildConfig:
+    """Budgets and thresholds of one build; every field is recorded in the library's metadata."""
+
+    tau: float = 0.75  # field-name alignment needed for a compatibility relation (cosine of name embeddings)
+    max_calls_per_tool: int = 400  # work items executed per tool
+    max_calls: int = 400_000  # executed invocations in total (memo hits are free)
+    max_depth: int = 3  # longest chain of state-changing calls from the fresh state
+    sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
+    tests_per_pair: int = 3  # counterfactual tests per (provider, field, consumer, input) before giving up
+    seed: int = 0
+    batch_size: int = 512
+    checkpoint_every_s: float = 20.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class PoolValue:
+    id: int
+    tool: str
+    export: str
+    value: Any
+    node: int
+    call: int  # id of the provider call in the call log
+
+
+@dataclass
+class Node:
+    """A state reached during exploration and the values produced on the way to it."""
+
+    id: int
+    state: State
+    parent: int | None
+    depth: int
+    values: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Item:
+    node: int
+    tool: str
+    template: int
+    fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
+
+
+@dataclass
+class CallInfo:
+    node: int
+    tool: str
+    args: dict[str, Any]
+    record: dict[str, Any]
+
+
+def _key(state: State, tool: str, args: dict[str, Any]) -> tuple[str, str, str]:
+    return (state.fingerprint, tool, json.dumps(args, sort_keys=True, default=repr))
+
+
+def _clip(record: dict[str, Any]) -> dict[str, Any]:
+    """Evidence keeps records readable: large outputs and diffs are cut to a preview."""
+    out = dict(record)
+    for k in ("output", "state_changes"):
+        text = json.dumps(out.get(k), default=repr)
+        if len(text) > EVIDENCE_CHARS:
+            out[k] = {"_truncated": text[:EVIDENCE_CHARS]}
+    return out
+
+
+def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
+    return {"tool": tool, "arguments": args, "record": _clip(record)}
+
+
+class Engine:
+    """Algorithm 1 over a runtime, contracts and candidate compositions."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        runtime: Runtime,
+        contracts: dict[str, Contract],
+        candidates: Sequence[Candidate],
+        similarity: Callable[[str, str], float],
+        config: BuildConfig | None = None,
+        fixtures: dict[str, Any] | None = None,
+    ) -> None:
+        self.catalog = catalog
+        # Sandbox facts the runtime was set up with (e.g. the test account's credentials): values a caller of the
+        # sandbox legitimately knows, offered to inputs whose names they match. They are not tools, so no
+        # relation ever starts from them.
+        self.fixtures = dict(fixtures or {})
+        self.runtime = runtime
+        self.contracts = contracts
+        self.config = config or BuildConfig()
+        self.similarity = similarity
+        # candidate index: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
+        self.by_provider: dict[tuple[str, str], list[tuple[str, str]]] = {}
+        self.by_consumer: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        for c in candidates:
+            self.by_provider.setdefault((c.provider, c.provider_field), []).append((c.consumer, c.consumer_input))
+            self.by_consumer.setdefault((c.consumer, c.consumer_input), set()).add((c.provider, c.provider_field))
+        self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
+        # exploration state (everything below is checkpointed)
+        self.nodes: list[Node] = []
+        self.values: list[PoolValue] = []
+        self.calls: list[CallInfo] = []
+        self.queue: deque[Item] = deque()
+        self.seen_items: set[tuple[str, str, str]] = set()
+        self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
+        self.per_tool: dict[str, int] = {}
+        self.sweeps: dict[str, int] = {}
+        self.pair_tests: dict[tuple[str, str, str, str], int] = {}
+        self.relations: dict[tuple, Relation] = {}
+        self.counters: dict[str, int] = {
+            "work_items": 0,
+            "executed_calls": 0,
+            "memo_hits": 0,
+            "provenance_tests": 0,
+            "state_tests": 0,
+            "skipped_implied": 0,
+            "waves": 0,
+        }
+        self.started = False
+        self.elapsed_before_resume = 0.0
+
+    # ------------------------------------------------------------------------------------------------- setup
+    def start(self) -> None:
+        root = Node(0, self.runtime.fresh(), None, 0)
+        self.nodes.append(root)
+        for name in sorted(self.fixtures):
+            pv = PoolValue(len(self.values), FIXTURE, name, self.fixtures[name], 0, -1)
+            self.values.append(pv)
+            root.values.append(pv.id)
+        order = [t.name for t in self.catalog if t.executable and t.name in self.contracts]
+        random.Random(self.config.seed).shuffle(order)
+        for name in order:
+            for ti, tmpl in enumerate(self.contracts[name].templates):
+                if tmpl.expected == "success":
+                    self.queue.append(Item(0, name, ti))
+        self.started = True
+
+    # ------------------------------------------------------------------------------------------- execution
+    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]]) -> list[tuple[dict[str, Any], State]]:
+        """Invoke with memoisation; unique new calls go to the runtime in one batch."""
+        keys = [_key(s, t, a) for s, t, a in calls]
+        todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
+        for k, c in zip(keys, calls):
+            if k in self.memo:
+                self.counters["memo_hits"] += 1
+            elif k not in todo:
+                todo[k] = c
+        if todo:
+            batch = list(todo.values())
+            if hasattr(self.runtime, "invoke_many"):
+                results = self.runtime.invoke_many(batch)  # type: ignore[attr-defined]
+            else:
+                results = [self.runtime.invoke(s, t, a) for s, t, a in batch]
+            for k, (rec, st) in zip(todo, results):
+                self.memo[k] = (rec.to_dict() if isinstance(rec, InvocationRecord) else rec, st)
+            self.counters["executed_calls"] += len(batch)
+        return [self.memo[k] for k in keys]
+
+    # -------------------------------------------------------------------------------------------- binding
+    def _lineage(self, node_id: int) -> list[Node]:
+        out = []
+        n: int | None = node_id
+        while n is not None:
+            out.append(self.nodes[n])
+            n = self.nodes[n].parent
+        return out
+
+    def _fits(self, tool: Tool, param: str, value: Any) -> Any | None:
+        """The value as it would be passed to ``param`` (a scalar may fill a list input), or None if invalid."""
+        key = (tool.name, param)
+        v = self._validators.get(key)
+        if v is None:
+            v = self._validators[key] = jsonschema.Draft202012Validator(tool.param_schema(param))
+        if v.is_valid(value):
+            return value
+        if isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
+            return [value]
+        return None
+
+    def bind(self, item: Item, prefer_call: int | None = None) -> tuple[dict[str, Any], dict[str, int]] | None:
+        """Concrete arguments for an item, or None when a required observation has no fitting value."""
+        tool = self.catalog[item.tool]
+        tmpl = self.contracts[item.tool].templates[item.template]
+        fixed = dict(item.fixed)
+        required = set(tool.required)
+        visible: list[PoolValue] | None = None
+        args: dict[str, Any] = {}
+        used: dict[str, int] = {}
+        for param, arg in tmpl.arguments.items():
+            if arg.kind == "literal":
+                args[param] = arg.value
+            elif arg.kind == "observation":
+                if param in fixed:
+                    pv = self.values[fixed[param]]
+                    val = self._fits(tool, param, pv.value)
+                    if val is None:
+                        return None
+                    args[param], used[param] = val, pv.id
+                    continue
+                if visible is None:
+                    visible = [self.values[v] for n in self._lineage(item.node) for v in n.values]
+                allowed = self.by_consumer.get((item.tool, param), set())
+                best: tuple[Any, ...] | None = None
+                for pv in visible:
+                    if pv.tool == FIXTURE:
+                        if self.similarity(pv.export, param) <= self.config.tau:
+                            continue
+                    elif (pv.tool, pv.export) not in allowed or pv.tool == item.tool:
+                        continue
+                    val = self._fits(tool, param, pv.value)
+                    if val is None:
+                        continue
+                    rank = (pv.call == prefer_call, self.similarity(pv.export, param), self.nodes[pv.node].depth, -pv.id)
+                    if best is None or rank > best[0]:
+                        best = (rank, pv, val)
+                if best is None:
+                    if param in required:
+                        return None
+                    continue  # an optional observation with nothing to observe is left out
+                args[param], used[param] = best[2], best[1].id
+        return args, used
+
+    def control_value(self, tool: Tool, param: str, observed: Any) -> tuple[bool, Any]:
+        """An independently constructed replacement for ``param``: (omit?, literal)."""
+        if param not in tool.required:
+            return True, None
+        schema = tool.param_schema(param)
+        for option in range(3):
+            lit = literal_for(param, schema, schema.get("description", ""), option=option)
+            if lit != observed and self._fits(tool, param, lit) is not None:
+                return False, lit
+        lit = sentinel_for(schema)
+        if lit is not None and lit != observed:
+            return False, lit
+        if isinstance(observed, str):
+            return False, observed + "_other"
+        if isinstance(observed, (int, float)) and not isinstance(observed, bool):
+            return False, observed + 1
+        return True, None
+
+    # ------------------------------------------------------------------------------------------------ waves
+    def _enqueue(self, item: Item) -> None:
+        self.queue.append(item)
+
+    def _add_relation(self, rel: Relation) -> None:
+        self.relations.setdefault(rel.key, rel)
+
+    def step(self) -> bool:
+        """Run one wave; False when the worklist is empty or the budget is spent."""
+        cfg = self.config
+        if not self.queue or self.counters["executed_calls"] >= cfg.max_calls:
+            return False
+        self.counters["waves"] += 1
+        batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
+        while self.queue and len(batch) < cfg.batch_size:
+            item = self.queue.popleft()
+            if self.per_tool.get(item.tool, 0) >= cfg.max_calls_per_tool:
+                continue
+            bound = self.bind(item)
+            if bound is None:
+                continue
+            args, used = bound
+            key = _key(self.nodes[item.node].state, item.tool, args)
+            if key in self.seen_items:
+                continue
+            self.seen_items.add(key)
+            self.per_tool[item.tool] = self.per_tool.get(item.tool, 0) + 1
+            batch.append((item, args, used))
+        if not batch:
+            return bool(self.queue)
+        self.counters["work_items"] += len(batch)
+        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch])
+
+        controls: list[tuple[tuple[str, str, str, str], CallInfo, int, dict[str, Any]]] = []
+        sweeps: list[tuple[int, int, str, dict[str, Any]]] = []  # (provider call, node before, consumer, args)
+        new_items: list[Item] = []
+        for (item, args, used), (rec, new_state) in zip(batch, results):
+            contract = self.contracts[item.tool]
+            if classify(contract, rec) != "success":
+                continue
+            node = self.nodes[item.node]
+            call_id = len(self.calls)
+            self.calls.append(CallInfo(item.node, item.tool, args, rec))
+            tool = self.catalog[item.tool]
+            # counterfactual controls for every upstream value this success used
+            for param, vid in used.items():
+                pv = self.values[vid]
+                if pv.tool == FIXTURE:
+                    continue  # a sandbox fact is not a provider
+                pair = (pv.tool, pv.export, item.tool, param)
+                if (pv.tool, item.tool, "provenance", pv.export, param) in self.relations:
+                    self.counters["skipped_implied"] += 1
+                    continue
+                if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair:
+                    continue
+                self.pair_tests[pair] = self.pair_tests.get(pair, 0) + 1
+                omit, lit = self.control_value(tool, param, args[param])
+                control_args = {k: v for k, v in args.items() if k != param}
+                if not omit:
+                    control_args[param] = lit
+                controls.append((pair, CallInfo(item.node, item.tool, args, rec), vid, control_args))
+            # the state this call leads to, and the values it exports
+            changed = new_state.fingerprint != node.state.fingerprint
+            if changed:
+                if node.depth >= cfg.max_depth:
+                    continue
+                child = Node(len(self.nodes), new_state, node.id, node.depth + 1)
+                self.nodes.append(child)
+                target = child
+            else:
+                target = node
+            fresh_values: list[PoolValue] = []
+            # A value is credited to the call that introduced it. An argument filled from the pool, or any value
+            # equal to one already known on this path, is an echo: crediting it again would let a later consumer
+            # "depend" on whichever tool happened to repeat the value last.
+            known = {json.dumps(self.values[v].value, sort_keys=True) for n in self._lineage(target.id) for v in n.values}
+            for ex in extract(contract, args, rec):
+                export = contract.export(ex.name)
+                if export is None or not export.propagate:
+                    continue
+                if ex.source == "arguments" and export.path.lstrip("$.").split(".")[0].split("[")[0] in used:
+                    continue
+                fp = json.dumps(ex.value, sort_keys=True)
+                if fp in known:
+                    continue
+                known.add(fp)
+                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id)
+                self.values.append(pv)
+                target.values.append(pv.id)
+                fresh_values.append(pv)
+            for pv in fresh_values:
+                for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
+                    pair = (pv.tool, pv.export, consumer, param)
+                    if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations:
+                        continue
+                    for ti, tmpl in enumerate(self.contracts[consumer].templates):
+                        arg = tmpl.arguments.get(param)
+                        if tmpl.expected == "success" and arg is not None and arg.kind == "observation":
+                            new_items.append(Item(target.id, consumer, ti, ((param, pv.id),)))
+            # state dependency sweep (Algorithm 1, lines 26-32)
+            sweep_key = f"{item.tool}@{node.depth}"
+            if changed and self.sweeps.get(sweep_key, 0) < cfg.sweeps_per_tool:
+                self.sweeps[sweep_key] = self.sweeps.get(sweep_key, 0) + 1
+                for consumer in self.catalog:
+                    if consumer.name == item.tool or not consumer.executable or consumer.name not in self.contracts:
+                        continue
+                    for ti, tmpl in enumerate(self.contracts[consumer.name].templates):
+                        if tmpl.expected != "success":
+                            continue
+                        probe = Item(target.id, consumer.name, ti)
+                        bound = self.bind(probe, prefer_call=call_id)
+                        if bound is None:
+                            continue
+                        new_items.append(probe)
+                        if (item.tool, consumer.name, "state", None, None) not in self.relations:
+                            sweeps.append((call_id, node.id, consumer.name, bound[0]))
+                        else:
+                            self.counters["skipped_implied"] += 1
+        # Controls and the "before" half of every state test run in one batch; the "after" half only where the
+        # consumer failed before (a consumer that already succeeds cannot depend on the provider's state).
+        calls: list[tuple[State, str, dict[str, Any]]] = []
+        for _pair, info, _vid, control_args in controls:
+            calls.append((self.nodes[info.node].state, info.tool, control_args))
+        for call_id, before_node, consumer, args in sweeps:
+            calls.append((self.nodes[before_node].state, consumer, args))
+        first = self.run_many(calls) if calls else []
+        after_calls = []
+        for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
+            if classify(self.contracts[consumer], first[len(controls) + k][0]) == "failure":
+                after_calls.append((self._node_after(call_id).state, consumer, args))
+            else:
+                self.counters["skipped_implied"] += 1
+        after_results = iter(self.run_many(after_calls) if after_calls else [])
+        results = list(first[: len(controls)])
+        for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
+            before = first[len(controls) + k]
+            results.append(before)
+            results.append(next(after_results) if classify(self.contracts[consumer], before[0]) == "failure" else before)
+        self.counters["provenance_tests"] += len(controls)
+        self.counters["state_tests"] += len(sweeps)
+        pos = 0
+        for pair, info, vid, control_args in controls:
+            rec, _ = results[pos]
+            pos += 1
+            outcome = classify(self.contracts[info.tool], rec)
+            pv = self.values[vid]
+            evidence = {
+                "provider_call": self._call_evidence(pv.call),
+                "consumer_call": _call_json(info.tool, info.args, info.record),
+                "control_call": _call_json(info.tool, control_args, rec),
+                "control": "omitted" if pair[3] not in control_args else "literal",
+            }
+            sim = float(self.similarity(pv.export, pair[3]))
+            if outcome == "failure":
+                self._add_relation(Relation(pv.tool, info.tool, "provenance", pv.export, pair[3], sim, evidence))
+            elif outcome == "success" and sim > self.config.tau:
+                self._add_relation(Relation(pv.tool, info.tool, "compatibility", pv.export, pair[3], sim, evidence))
+        for call_id, before_node, consumer, args in sweeps:
+            before, _ = results[pos]
+            after, _ = results[pos + 1]
+            pos += 2
+            c = self.contracts[consumer]
+            if classify(c, before) == "failure" and classify(c, after) == "success":
+                prov = self.calls[call_id]
+                evidence = {
+                    "provider_call": self._call_evidence(call_id),
+                    "before_call": _call_json(consumer, args, before),
+                    "after_call": _call_json(consumer, args, after),
+                }
+                self._add_relation(Relation(prov.tool, consumer, "state", None, None, None, evidence))
+        self.queue.extend(new_items)
+        return bool(self.queue)
+
+    def _node_after(self, call_id: int) -> Node:
+        """The node a provider call led to: the newest child of its node created by that call."""
+        info = self.calls[call_id]
+        rec_state = self.memo[_key(self.nodes[info.node].state, info.tool, info.args)][1]
+        for n in reversed(self.nodes):
+            if n.state.fingerprint == rec_state.fingerprint:
+                return n
+        return self.nodes[info.node]
+
+    def _call_evidence(self, call_id: int) -> dict[str, Any]:
+        info = self.calls[call_id]
+        return _call_json(info.tool, info.args, info.record)
+
+    # ------------------------------------------------------------------------------------------- results
+    def result(self) -> list[Relation]:
+        return dedupe(self.relations.values())
+
+    # ---------------------------------------------------------------------------------------- checkpoints
+    _CHECKPOINTED = ("nodes", "values", "calls", "queue", "seen_items", "memo", "per_tool", "sweeps", "pair_tests", "relations", "counters", "started")
+
+    def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
+        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
+        payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
+        atomic_write_bytes(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def restore(self, path: Path, identity: str) -> bool:
+        """Load a checkpoint written for the same build identity; False (and nothing loaded) otherwise."""
+        try:
+            payload = pickle.loads(path.read_bytes())
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
+            return False
+        if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
+            return False
+        for k in self._CHECKPOINTED:
+            setattr(self, k, payload[k])
+        self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
+        return True
+
+

@@ -1,0 +1,194 @@
+"""The executable tool library L = (T, C, E), with the evidence behind every relation.
+
+One versioned JSON file (gzip-compressed when the name ends in ``.gz``) holds the catalog, the contracts, the
+relations with their evidence (provider call, consumer call and control call with their invocation records), the
+schema-compatible candidate compositions (needed by the schema-only ablation) and the build statistics (the paper's
+Table 5 columns). Loading checks the format version and, when the caller supplies its catalog, that the library was
+built from that same catalog: a library silently applied to another catalog would propagate over wrong edges.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Literal
+
+from ._io import atomic_write_bytes
+from .catalog import Catalog
+from .errors import LibraryFormatError
+
+FORMAT = "libra-library"
+FORMAT_VERSION = 1
+
+RelationKind = Literal["provenance", "compatibility", "state"]
+KINDS: tuple[str, ...] = ("provenance", "compatibility", "state")
+
+
+@dataclass(frozen=True)
+class Relation:
+    """One retained relation t_p -> t_c.
+
+    Value relations (provenance, compatibility) name the provider's output field and the consumer's input;
+    state relations name neither. ``similarity`` is cos(h_f(f_out), h_f(f_in)), computed once at build time so
+    that retrieval's field-best selection costs nothing per query.
+    """
+
+    provider: str
+    consumer: str
+    kind: RelationKind
+    provider_field: str | None = None
+    consumer_input: str | None = None
+    similarity: float | None = None
+    evidence: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def key(self) -> tuple[str, str, str, str | None, str | None]:
+        return (self.provider, self.consumer, self.kind, self.provider_field, self.consumer_input)
+
+    def edge_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "consumer": self.consumer,
+            "kind": self.kind,
+            "provider_field": self.provider_field,
+            "consumer_input": self.consumer_input,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        d = self.edge_json()
+        d["similarity"] = self.similarity
+        d["evidence"] = self.evidence
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Relation":
+        if d.get("kind") not in KINDS:
+            raise LibraryFormatError(f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind {d.get('kind')!r}: rebuild the library")
+        return cls(d["provider"], d["consumer"], d["kind"], d.get("provider_field"), d.get("consumer_input"), d.get("similarity"), d.get("evidence") or {})
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A schema-compatible composition (provider export -> consumer input), before any execution."""
+
+    provider: str
+    provider_field: str
+    consumer: str
+    consumer_input: str
+    similarity: float | None = None
+
+
+@dataclass
+class Library:
+    catalog: Catalog
+    contracts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    relations: list[Relation] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    # -- queries -----------------------------------------------------------------------------------------
+    def by_kind(self, kind: str) -> list[Relation]:
+        return [r for r in self.relations if r.kind == kind]
+
+    def providers_of(self, tool: str) -> list[Relation]:
+        return [r for r in self.relations if r.consumer == tool]
+
+    def consumers_of(self, tool: str) -> list[Relation]:
+        return [r for r in self.relations if r.provider == tool]
+
+    def edges_json(self) -> list[dict[str, Any]]:
+        return [r.edge_json() for r in self.relations]
+
+    def relation_counts(self) -> dict[str, int]:
+        counts = {k: 0 for k in KINDS}
+        for r in self.relations:
+            counts[r.kind] += 1
+        return counts
+
+    # -- storage -----------------------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        names = self.catalog.names
+        index = {n: i for i, n in enumerate(names)}
+        return {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "catalog_fingerprint": self.catalog.fingerprint(),
+            "meta": self.meta,
+            "stats": self.stats,
+            "catalog": self.catalog.to_dict(),
+            "contracts": self.contracts,
+            "relations": [r.to_dict() for r in self.relations],
+            # Candidates can number in the hundreds of thousands: store them as compact rows.
+            "candidates": [
+                [index[c.provider], c.provider_field, index[c.consumer], c.consumer_input, None if c.similarity is None else round(c.similarity, 5)]
+                for c in self.candidates
+            ],
+        }
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        data = json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        if path.suffix == ".gz":
+            data = gzip.compress(data, compresslevel=6, mtime=0)
+        atomic_write_bytes(path, data)
+
+    @classmethod
+    def from_dict(cls, d: Any, catalog: Catalog | None = None, source: str = "library") -> "Library":
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise LibraryFormatError(f"{source} is not a libra library file: build one with `libra build BENCHMARK --out PATH`")
+        version = d.get("format_version")
+        if version != FORMAT_VERSION:
+            raise LibraryFormatError(f"{source} has library format version {version}, this libra reads version {FORMAT_VERSION}: rebuild it with `libra build`")
+        stored = Catalog.from_dict(d["catalog"])
+        if catalog is not None and d.get("catalog_fingerprint") != catalog.fingerprint():
+            raise LibraryFormatError(
+                f"{source} was built from another catalog ({stored.name!r}, {len(stored)} tools) than the one given "
+                f"({catalog.name!r}, {len(catalog)} tools): rebuild it for this catalog with `libra build`"
+            )
+        names = stored.names
+        cands = [Candidate(names[p], pf, names[c], ci, sim) for p, pf, c, ci, sim in d.get("candidates", [])]
+        return cls(
+            catalog=catalog or stored,
+            contracts=d.get("contracts", {}),
+            relations=[Relation.from_dict(r) for r in d.get("relations", [])],
+            candidates=cands,
+            stats=d.get("stats", {}),
+            meta=d.get("meta", {}),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path, catalog: Catalog | None = None) -> "Library":
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise LibraryFormatError(f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`") from None
+        except OSError as exc:
+            raise LibraryFormatError(f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions") from None
+        try:
+            if raw[:2] == b"\x1f\x8b":
+                raw = gzip.decompress(raw)
+            d = json.loads(raw.decode("utf-8"))
+        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError):
+            raise LibraryFormatError(f"library file {str(path)!r} is corrupt or not JSON: rebuild it with `libra build`") from None
+        return cls.from_dict(d, catalog=catalog, source=f"library file {str(path)!r}")
+
+
+def dedupe(relations: Iterable[Relation]) -> list[Relation]:
+    """Keep the first relation per (provider, consumer, kind, field, input) key, in a stable order."""
+    seen: dict[tuple, Relation] = {}
+    for r in relations:
+        seen.setdefault(r.key, r)
+    return sorted(seen.values(), key=lambda r: (r.provider, r.consumer, KINDS.index(r.kind), r.provider_field or "", r.consumer_input or ""))
+
+
+def adjacency(relations: Iterable[Relation]) -> dict[str, list[Relation]]:
+    """Incoming relations per consumer."""
+    out: dict[str, list[Relation]] = defaultdict(list)
+    for r in relations:
+        out[r.consumer].append(r)
+    return dict(out)

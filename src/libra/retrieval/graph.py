@@ -1,0 +1,221 @@
+"""Graph-propagation retrieval (paper §3.2, Algorithm 2).
+
+Dense scores s_q pick the top-Ks tools as consumer *seeds*. Each seed pulls, per input, at most two providers
+from the value relations (E_prov ∪ E_comp): the one whose output field best matches the input name
+(*field-best*) and the one the query scores highest (*dense-best*); plus all its state providers. A seed
+contributes at most once to a provider. A reached provider u gets
+
+    g_q(u) = (s_q(u) + Σ_{t ∈ C_q(u)} s_q(t)) / (1 + |C_q(u)|),   s'_q(u) = max(s_q(u), g_q(u)),
+
+where C_q(u) is the set of seeds that selected u; tools off the graph keep s_q. Averaging, not summing, keeps a
+tool with many neighbours from winning on degree alone.
+
+All structure is precomputed by :class:`PropagationGraph` (per consumer: its state providers and, per input, the
+provider indices with their field similarities), so a query costs a few array look-ups per seed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Literal, Sequence
+
+import numpy as np
+
+from ..catalog import Catalog
+from .base import rank
+
+Selection = Literal["both", "field", "dense", "all"]
+SELECTIONS: tuple[str, ...] = ("both", "field", "dense", "all")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A propagation edge: ``input`` and ``similarity`` are None for state edges."""
+
+    provider: str
+    consumer: str
+    input: str | None = None
+    similarity: float | None = None
+
+
+@dataclass
+class _Input:
+    providers: np.ndarray  # provider indices
+    similarity: np.ndarray  # field similarity per provider (max over its fields)
+
+
+@dataclass
+class PropagationGraph:
+    """Incoming edges per consumer, in index form."""
+
+    n: int
+    state: dict[int, np.ndarray] = field(default_factory=dict)
+    inputs: dict[int, list[_Input]] = field(default_factory=dict)
+    n_edges: int = 0
+
+    @classmethod
+    def build(cls, catalog: Catalog, edges: Iterable[Edge]) -> "PropagationGraph":
+        index = {name: i for i, name in enumerate(catalog.names)}
+        state: dict[int, set[int]] = {}
+        value: dict[int, dict[str, dict[int, float]]] = {}
+        n_edges = 0
+        for e in edges:
+            p, c = index.get(e.provider), index.get(e.consumer)
+            if p is None or c is None or p == c:
+                continue  # a tool is not its own prerequisite
+            n_edges += 1
+            if e.input is None:
+                state.setdefault(c, set()).add(p)
+            else:
+                per = value.setdefault(c, {}).setdefault(e.input, {})
+                sim = -1.0 if e.similarity is None else float(e.similarity)
+                per[p] = max(per.get(p, -np.inf), sim)
+        g = cls(n=len(catalog), n_edges=n_edges)
+        g.state = {c: np.array(sorted(ps), dtype=np.int64) for c, ps in state.items()}
+        for c, per_input in value.items():
+            items = []
+            for name in sorted(per_input):
+                provs = sorted(per_input[name])
+                items.append(_Input(np.array(provs, dtype=np.int64), np.array([per_input[name][p] for p in provs], dtype=np.float64)))
+            g.inputs[c] = items
+        return g
+
+    def has_outgoing(self) -> np.ndarray:
+        """Boolean mask of tools that provide to at least one consumer."""
+        mask = np.zeros(self.n, dtype=bool)
+        for ps in self.state.values():
+            mask[ps] = True
+        for items in self.inputs.values():
+            for it in items:
+                mask[it.providers] = True
+        return mask
+
+    def consumers_of(self) -> dict[int, set[int]]:
+        out: dict[int, set[int]] = {}
+        for c, ps in self.state.items():
+            for p in ps:
+                out.setdefault(int(p), set()).add(c)
+        for c, items in self.inputs.items():
+            for it in items:
+                for p in it.providers:
+                    out.setdefault(int(p), set()).add(c)
+        return out
+
+
+def _best(primary: np.ndarray, secondary: np.ndarray, indices: np.ndarray) -> int:
+    """Index with the highest primary key; ties go to the higher secondary key, then the lower tool index."""
+    order = np.lexsort((indices, -secondary, -primary))
+    return int(indices[order[0]])
+
+
+def select_providers(graph: PropagationGraph, consumer: int, scores: np.ndarray, selection: Selection = "both") -> set[int]:
+    """The providers one seed pulls in (Algorithm 2, lines 6-13)."""
+    chosen: set[int] = set(int(p) for p in graph.state.get(consumer, ()))
+    for it in graph.inputs.get(consumer, ()):
+        provs = it.providers
+        if selection == "all":
+            chosen.update(int(p) for p in provs)
+            continue
+        dense = scores[provs]
+        if selection in ("both", "field"):
+            chosen.add(_best(it.similarity, dense, provs))
+        if selection in ("both", "dense"):
+            chosen.add(_best(dense, it.similarity, provs))
+    chosen.discard(consumer)
+    return chosen
+
+
+@dataclass
+class PropagationTrace:
+    """Per-query detail for analyses: seeds, what each seed selected, and the final scores."""
+
+    seeds: list[int]
+    selected: dict[int, set[int]]  # seed -> providers it selected (hop 1)
+    contributors: dict[int, set[int]]  # provider -> seeds that selected it
+    scores: np.ndarray
+
+
+def propagate(
+    graph: PropagationGraph,
+    scores: np.ndarray,
+    ks: int = 15,
+    selection: Selection = "both",
+    hops: int = 1,
+    trace: bool = False,
+) -> np.ndarray | tuple[np.ndarray, PropagationTrace]:
+    """s'_q for one query's base scores ``scores`` (shape (n,))."""
+    if selection not in SELECTIONS:
+        raise ValueError(f"selection must be one of {SELECTIONS}")
+    base = np.asarray(scores, dtype=np.float64)
+    out = base.copy()
+    seeds = [int(i) for i in rank(base, ks)[0]]
+    frontier = seeds
+    current = base  # scores consumers pass on: s_q at hop 1, s'_q of the newly reached tools at hop 2
+    selected_first: dict[int, set[int]] = {}
+    contributors_first: dict[int, set[int]] = {}
+    reached: set[int] = set(seeds)
+    for hop in range(max(1, hops)):
+        contributors: dict[int, set[int]] = {}
+        for t in frontier:
+            chosen = select_providers(graph, t, base, selection)
+            if hop == 0:
+                selected_first[t] = chosen
+            for u in chosen:
+                contributors.setdefault(u, set()).add(t)
+        if hop == 0:
+            contributors_first = contributors
+        new_scores = out.copy()
+        for u, cons in contributors.items():
+            g = (base[u] + sum(current[t] for t in cons)) / (1 + len(cons))
+            if g > new_scores[u]:
+                new_scores[u] = g
+        out = new_scores
+        current = out
+        frontier = [u for u in sorted(contributors) if u not in reached]
+        reached.update(frontier)
+        if not frontier:
+            break
+    if trace:
+        return out, PropagationTrace(seeds, selected_first, contributors_first, out)
+    return out
+
+
+class GraphRetriever:
+    """A base retriever plus one-hop (or h-hop) propagation over a library's relations."""
+
+    def __init__(
+        self,
+        base: Any,
+        edges: Sequence[Edge],
+        name: str = "libra",
+        ks: int = 15,
+        kc: int = 20,
+        selection: Selection = "both",
+        hops: int = 1,
+    ) -> None:
+        self.base = base
+        self.edges = list(edges)
+        self.name = name
+        self.ks, self.kc, self.selection, self.hops = ks, kc, selection, hops
+        self.graph: PropagationGraph | None = None
+        self.catalog: Catalog | None = None
+
+    def fit(self, catalog: Catalog) -> "GraphRetriever":
+        self.base.fit(catalog)
+        self.catalog = catalog
+        self.graph = PropagationGraph.build(catalog, self.edges)
+        return self
+
+    def base_scores(self, queries: Sequence[str]) -> np.ndarray:
+        return np.atleast_2d(self.base.score(list(queries)))
+
+    def score(self, queries: Sequence[str]) -> np.ndarray:
+        assert self.graph is not None, "call fit(catalog) first"
+        base = self.base_scores(queries)
+        return np.vstack([propagate(self.graph, row, self.ks, self.selection, self.hops) for row in base])
+
+    def retrieve(self, queries: Sequence[str], depth: int | None = None) -> list[list[str]]:
+        """Top-``kc`` tools per query (the paper's candidate set), or ``depth`` when given."""
+        assert self.catalog is not None, "call fit(catalog) first"
+        names = self.catalog.names
+        return [[names[i] for i in row] for row in rank(self.score(queries), depth or self.kc)]

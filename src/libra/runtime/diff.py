@@ -1,0 +1,153 @@
+"""Structural views of Python objects and the diffs between them (``InvocationRecord.state_changes``).
+
+A *view* turns a live object graph into plain JSON data: objects become ``{attribute: view}`` dicts, sets become
+sorted lists, datetimes ISO strings, and an object met a second time (a back reference such as
+``Directory.parent`` or a "current directory" pointer) becomes ``{"$ref": "<path of its first occurrence>"}``.
+Views are what a state's content hash is computed from, and what diffs compare.
+
+A *diff* of two views of one part is::
+
+    {"changed": {"<path>": {"before": <old>, "after": <new>}},
+     "added":   {"<path>": <new value>},
+     "removed": {"<path>": <old value>}}
+
+Paths are readable and stable: identifier keys are joined with dots, other keys are written as JSON strings in
+brackets and list items as indices, relative to the part: ``root.contents["notes.txt"].content``,
+``inbox[3]``, ``_current_dir``. ``state_changes`` maps each part name (class name) that changed to its diff, so
+contract exports select e.g. ``$.GorillaFileSystem.added`` or
+``$.TwitterAPI.changed['tweets["3"].likes'].after`` with JSONPath. Unchanged state gives ``{}``; a changed part
+always carries all three sections (possibly empty) so JSONPath selections never miss a key.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import enum
+import hashlib
+import json
+import math
+import random
+import re
+from typing import Any, Iterable
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_MAX_DEPTH = 200
+
+
+def key_path(prefix: str, key: str) -> str:
+    """Append a dict key to a path in the documented syntax."""
+    if _IDENT.match(key):
+        return f"{prefix}.{key}" if prefix else key
+    return f"{prefix}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def index_path(prefix: str, i: int) -> str:
+    return f"{prefix}[{i}]"
+
+
+def object_view(obj: Any, ignore: Iterable[str] = ()) -> dict[str, Any]:
+    """View of one stateful object (its attributes), skipping ``ignore`` names and random generators.
+
+    Random generators are skipped because the runtime reseeds them per call (see ``python.py``); counting their
+    internal state would make every read call that draws a number look like a write.
+    """
+    return _ViewBuilder(frozenset(ignore)).attrs(obj, "")
+
+
+class _ViewBuilder:
+    def __init__(self, ignore: frozenset[str]) -> None:
+        self.ignore = ignore
+        self.seen: dict[int, str] = {}
+
+    def attrs(self, obj: Any, path: str) -> dict[str, Any]:
+        self.seen[id(obj)] = path
+        out: dict[str, Any] = {}
+        for name, value in vars(obj).items():
+            if name in self.ignore or isinstance(value, random.Random):
+                continue
+            out[name] = self.view(value, key_path(path, name), 1)
+        return out
+
+    def view(self, value: Any, path: str, depth: int) -> Any:
+        if value is None or isinstance(value, (bool, int, str)):
+            if isinstance(value, enum.Enum):
+                return value.value
+            return value
+        if isinstance(value, float):
+            return value if math.isfinite(value) else repr(value)
+        if depth > _MAX_DEPTH:
+            return "<too deep>"
+        if isinstance(value, dict):
+            return {str(k): self.view(v, key_path(path, str(k)), depth + 1) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.view(v, index_path(path, i), depth + 1) for i, v in enumerate(value)]
+        if isinstance(value, (set, frozenset)):
+            items = [self.view(v, path, depth + 1) for v in value]
+            return sorted(items, key=lambda x: json.dumps(x, sort_keys=True, default=str))
+        if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
+            return value.isoformat()
+        if isinstance(value, (decimal.Decimal, _dt.timedelta)):
+            return str(value)
+        if isinstance(value, enum.Enum):
+            return self.view(value.value, path, depth + 1)
+        if isinstance(value, (bytes, bytearray)):
+            return value.hex()
+        if isinstance(value, random.Random):
+            return "<random>"
+        if hasattr(value, "__dict__") and not callable(value):
+            ref = self.seen.get(id(value))
+            if ref is not None:
+                return {"$ref": ref}
+            self.seen[id(value)] = path
+            return {
+                k: self.view(v, key_path(path, k), depth + 1)
+                for k, v in vars(value).items()
+                if k not in self.ignore and not isinstance(v, random.Random)
+            }
+        # Anything else: a repr without memory addresses, so the content hash stays reproducible across processes.
+        return _ADDRESS.sub("", repr(value))
+
+
+def content_hash(view: Any) -> str:
+    """Canonical hash of a view (key order does not matter)."""
+    data = json.dumps(view, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+
+
+def _is_ref(v: Any) -> bool:
+    return isinstance(v, dict) and len(v) == 1 and "$ref" in v
+
+
+def diff_views(before: Any, after: Any) -> dict[str, dict[str, Any]]:
+    """Diff two views of one part in the documented format (always all three sections)."""
+    out: dict[str, dict[str, Any]] = {"changed": {}, "added": {}, "removed": {}}
+    _diff(before, after, "", out)
+    return out
+
+
+def _diff(before: Any, after: Any, path: str, out: dict[str, dict[str, Any]]) -> None:
+    if before == after and type(before) is type(after):
+        return
+    if isinstance(before, dict) and isinstance(after, dict) and not _is_ref(before) and not _is_ref(after):
+        for k, v in before.items():
+            p = key_path(path, k)
+            if k not in after:
+                out["removed"][p] = v
+            else:
+                _diff(v, after[k], p, out)
+        for k, v in after.items():
+            if k not in before:
+                out["added"][key_path(path, k)] = v
+        return
+    if isinstance(before, list) and isinstance(after, list):
+        n = min(len(before), len(after))
+        for i in range(n):
+            _diff(before[i], after[i], index_path(path, i), out)
+        for i in range(n, len(before)):
+            out["removed"][index_path(path, i)] = before[i]
+        for i in range(n, len(after)):
+            out["added"][index_path(path, i)] = after[i]
+        return
+    out["changed"][path or "$"] = {"before": before, "after": after}

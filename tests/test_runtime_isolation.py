@@ -1,0 +1,157 @@
+"""Isolated workers: crashes, hangs, memory blow-ups and network access become error records; the run goes on."""
+
+from __future__ import annotations
+
+import functools
+import socket
+import threading
+import time
+
+import pytest
+
+from libra.errors import LibraError
+from libra.runtime import IsolatedRuntime, PythonRuntime, Runtime, ToolRuntimeError, UnknownToolError, WorkerPool
+from tests.toy_tools import make_blog_runtime
+
+TIMEOUT_S = 3.0  # generous enough that a memory blow-up hits the cap before the clock, even on a busy machine
+LOGIN = {"username": "alice", "password": "secret"}
+
+
+@pytest.fixture(scope="module")
+def iso():
+    rt = IsolatedRuntime(make_blog_runtime, n_workers=2, timeout_s=TIMEOUT_S, memory_mb=128)
+    yield rt
+    rt.close()
+
+
+def _next_call_works(rt: IsolatedRuntime) -> None:
+    rec, _ = rt.invoke(rt.fresh(), "toy_hazards.add", {"a": 40})
+    assert (rec.status, rec.output) == ("success", 42)
+
+
+@pytest.mark.parametrize(
+    ("tool", "expected", "limit_s"),
+    [
+        ("toy_hazards.segfault", "worker crashed (signal SIGSEGV)", 5.0),
+        ("toy_hazards.abort", "worker crashed (signal SIGABRT)", 5.0),
+        ("toy_hazards.hang", f"timeout after {TIMEOUT_S!r}s", TIMEOUT_S + 3.0),
+        ("toy_hazards.spin", f"timeout after {TIMEOUT_S!r}s", TIMEOUT_S + 3.0),
+        ("toy_hazards.hog_memory", "MemoryError", 10.0),
+        ("toy_hazards.connect", "PermissionError: network disabled during library construction", 2.0),
+        ("toy_hazards.raw_connect", "PermissionError: network disabled during library construction", 2.0),
+    ],
+)
+def test_misbehaving_tools_become_error_records(iso: IsolatedRuntime, tool: str, expected: str, limit_s: float) -> None:
+    t0 = time.monotonic()
+    rec, state = iso.invoke(iso.fresh(), tool, {})
+    elapsed = time.monotonic() - t0
+    assert rec.status == "error" and rec.output is None
+    assert rec.error is not None and rec.error.startswith(expected), rec.error
+    assert elapsed < limit_s
+    assert state == iso.fresh()
+    _next_call_works(iso)
+
+
+def test_memory_error_names_the_cap(iso: IsolatedRuntime) -> None:
+    rec, _ = iso.invoke(iso.fresh(), "toy_hazards.hog_memory", {})
+    assert "memory cap of 128 MB" in rec.error
+
+
+def test_isolated_matches_in_process(iso: IsolatedRuntime) -> None:
+    assert isinstance(iso, Runtime) and iso.trusted is False
+    local = make_blog_runtime()
+    assert iso.catalog.names == local.catalog.names
+    s_iso, s_loc = iso.fresh(), local.fresh()
+    assert s_iso == s_loc
+    calls = [("Blog.login", LOGIN), ("Blog.post", {"token": "tok-alice", "text": "x"}), ("Blog.count", {})]
+    for tool, args in calls:
+        (r_iso, s_iso), (r_loc, s_loc) = iso.invoke(s_iso, tool, args), local.invoke(s_loc, tool, args)
+        assert r_iso.to_dict() | {"duration_ms": 0} == r_loc.to_dict() | {"duration_ms": 0}
+        assert s_iso == s_loc
+    assert r_iso.output == 1
+    # the states the caller holds keep their payload, so an in-process runtime can continue from them
+    assert local.invoke(s_iso, "Blog.count", {})[0].output == 1
+
+
+def test_invoke_many_keeps_order_and_survives_crashes(iso: IsolatedRuntime) -> None:
+    s0 = iso.fresh()
+    _, s1 = iso.invoke(s0, "Blog.login", LOGIN)
+    calls = []
+    for i in range(40):
+        calls.append((s1, "Blog.post", {"token": "tok-alice", "text": f"t{i}"}))
+        if i == 13:
+            calls.append((s0, "toy_hazards.segfault", {}))
+    results = iso.invoke_many(calls)
+    assert len(results) == 41
+    assert results[14][0].error == "worker crashed (signal SIGSEGV)"
+    oks = [r for i, (r, _) in enumerate(results) if i != 14]
+    assert all(r.status == "success" and r.output == {"id": 0} for r in oks)
+    # identical calls from one state give one state
+    assert len({s for i, (_, s) in enumerate(results) if i != 14 and calls[i][2]["text"] == "t0"}) == 1
+
+
+def test_bad_requests_raise(iso: IsolatedRuntime) -> None:
+    with pytest.raises(UnknownToolError):
+        iso.invoke(iso.fresh(), "Blog.nope", {})
+    with pytest.raises(ToolRuntimeError, match="JSON object"):
+        iso.invoke(iso.fresh(), "Blog.count", "x")  # type: ignore[arg-type]
+    foreign = PythonRuntime(classes=[]).fresh()
+    with pytest.raises(LibraError, match="not made by this runtime"):
+        iso.invoke(foreign, "Blog.count", {})
+    _next_call_works(iso)
+
+
+def test_small_worker_cache_resends_parts() -> None:
+    """Workers that evicted a state ask for it again ("miss") and results stay right."""
+    with WorkerPool(make_blog_runtime, n_workers=1, timeout_s=5, cache_size=1) as pool:
+        s0 = pool.load_state()
+        _, s1 = pool.invoke(s0, "Blog.login", LOGIN)
+        _, s2 = pool.invoke(s1, "Blog.post", {"token": "tok-alice", "text": "a"})
+        _, s3 = pool.invoke(s2, "Blog.post", {"token": "tok-alice", "text": "b"})
+        counts = [pool.invoke(s, "Blog.count", {})[0].output for s in (s3, s0, s2, s1, s3)]
+        assert counts == [2, 0, 1, 0, 2]
+
+
+def _unpicklable_factory():
+    return make_blog_runtime()
+
+
+def test_pool_errors() -> None:
+    with pytest.raises(ToolRuntimeError, match="cannot be sent to a worker"):
+        WorkerPool(lambda: make_blog_runtime(), n_workers=1)
+    with pytest.raises(ToolRuntimeError, match="runtime factory failed in a worker"):
+        WorkerPool(functools.partial(PythonRuntime, classes=[1]), n_workers=1)
+    pool = WorkerPool(_unpicklable_factory, n_workers=1)
+    pool.close()
+    with pytest.raises(ToolRuntimeError, match="closed"):
+        pool.invoke(None, "Blog.count", {})  # type: ignore[arg-type]
+
+
+def test_network_can_be_allowed() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    accepter = threading.Thread(target=lambda: server.accept()[0].close(), daemon=True)
+    accepter.start()
+    try:
+        with IsolatedRuntime(make_blog_runtime, n_workers=1, allow_network=True) as rt:
+            rec, _ = rt.invoke(rt.fresh(), "toy_hazards.connect", {"port": port})
+            assert (rec.status, rec.output) == ("success", "connected")
+    finally:
+        server.close()
+
+
+def test_unsplit_payloads_are_cached_by_fingerprint() -> None:
+    from tests.toy_tools import CounterRuntime
+
+    with IsolatedRuntime(CounterRuntime, n_workers=2, cache_size=1) as rt:
+        states = [rt.fresh()]
+        for _ in range(4):
+            rec, s = rt.invoke(states[-1], "counter.inc", {})
+            assert rec.state_changes["counter"]["changed"]["$"]["after"] == s.payload
+            states.append(s)
+        assert [s.payload for s in states] == [0, 1, 2, 3, 4]
+        got = rt.invoke_many([(s, "counter.get", {}) for s in reversed(states)])
+        assert [r.output for r, _ in got] == [4, 3, 2, 1, 0]
+        assert [s for _, s in got] == list(reversed(states))
