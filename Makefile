@@ -16,7 +16,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,plot]'
+	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
 	@touch $(STAMP)

@@ -50,3 +50,25 @@ def test_eval_bm25_json_and_runs(tmp_path):
 def test_bad_k():
     out = run("eval", "bfcl", "--k", "0")
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0
+
+
+def test_show_and_explain_a_library(tmp_path):
+    from libra.induction.build import BuildOptions, build_library
+
+    from .induction_toys import ShopBenchmark
+
+    path = tmp_path / "shop.json"
+    build_library(ShopBenchmark(), path, BuildOptions(workers=0, progress=False))
+    j = tmp_path / "show.json"
+    out = run("show", str(path), "--json", str(j))
+    assert out.returncode == 0, out.stderr
+    data = json.loads(j.read_text())
+    assert set(data) >= {"stats", "edges"}
+    edge = next(e for e in data["edges"] if e["consumer"] == "Shop.add_item" and e["kind"] == "provenance")
+    assert edge == {"provider": "Shop.login", "consumer": "Shop.add_item", "kind": "provenance", "provider_field": "access_token", "consumer_input": "access_token"}
+    out = run("explain", str(path), "Shop.add_item")
+    assert out.returncode == 0 and "Shop.login" in out.stdout and "control" in out.stdout
+    out = run("explain", str(path), "Shop.nope")
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "no tool named" in out.stderr
+    out = run("show", str(tmp_path / "missing.json"))
+    assert out.returncode == 2 and "libra build" in out.stderr

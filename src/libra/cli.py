@@ -35,6 +35,10 @@ def eval_cmd(
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the results as JSON"),
     runs: Optional[Path] = typer.Option(None, "--runs", help="write per-task rankings (TREC for .trec/.run, else JSONL)"),
     workers: Optional[int] = typer.Option(None, "--workers", help="worker processes when a library must be built"),
+    ks: Optional[int] = typer.Option(None, "--ks", help="graph methods: seed size Ks (default 15)"),
+    kc: Optional[int] = typer.Option(None, "--kc", help="graph methods: candidate set size Kc (default 20)"),
+    selection: Optional[str] = typer.Option(None, "--selection", help="graph methods: provider selection both|field|dense|all"),
+    hops: Optional[int] = typer.Option(None, "--hops", help="graph methods: hop depth (default 1)"),
 ) -> None:
     """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
     from .benchmarks.registry import get_benchmark
@@ -49,7 +53,10 @@ def eval_cmd(
         raise ConfigError(f"--k must be a positive integer, got {kk}")
     catalog = bench.catalog()
     tasks = bench.tasks()
-    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None, workers=workers)
+    extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops)) if v is not None}
+    if selection is not None and selection not in ("both", "field", "dense", "all"):
+        raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
+    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     for m in method:
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
@@ -96,7 +103,7 @@ def version_cmd() -> None:
 
 
 def _register_optional_commands() -> None:
-    for mod in ("libra.cli_contracts", "libra.cli_library"):
+    for mod in ("libra.cli_library",):
         try:
             __import__(mod)
         except ModuleNotFoundError as exc:

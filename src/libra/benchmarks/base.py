@@ -36,6 +36,9 @@ class Benchmark:
     description: ClassVar[str] = ""
     default_k: ClassVar[int] = 15
     paper: ClassVar[dict[str, tuple[float, float, float]]] = {}
+    #: which rule set an LLM contract proposer gets ("shared", "registry" or "stateful") and how tools are called
+    contract_rules: ClassVar[str] = "shared"
+    calling_convention: ClassVar[str] = "signature"
 
     def catalog(self) -> Catalog:
         raise NotImplementedError

@@ -169,6 +169,7 @@ class BFCLBenchmark(Benchmark):
     name = "bfcl"
     description = "BFCL v4 multi_turn_base: 200 multi-turn tasks over 128 functions of 8 stateful API classes"
     default_k = 15
+    contract_rules = "stateful"  # the paper adds its stateful-tool rules for BFCL (Figure 7)
     paper = {
         "bm25": (26.2, 75.5, 69.5),
         "dense": (28.6, 81.8, 76.2),

@@ -14,6 +14,7 @@ from .base import Benchmark
 
 _BUILTIN: dict[str, str] = {
     "bfcl": "libra.benchmarks.bfcl:BFCLBenchmark",
+    "scitooleval": "libra.benchmarks.scitooleval:SciToolEvalBenchmark",
 }
 
 _extra: dict[str, type[Benchmark]] = {}

@@ -18,6 +18,7 @@ from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, Contract
 from .offline import OfflineProposer, decide_parameter, propose, revise
 from .outcome import Extracted, classify, extract
 from .validate import contract_schema, validate_contract
+from .llm import LLMConfig, LLMProposer, LLMProposerError, LLMStats, build_messages, contract_rules, make_llm_proposer
 
 __all__ = [
     "Argument", "CONTRACT_VERSION", "CheckSummary", "Contract", "ContractError", "Export", "Extracted", "MAX_REVISIONS",
@@ -25,3 +26,4 @@ __all__ = [
     "contract_schema", "contracts_from_json", "contracts_to_json", "decide_parameter", "extract", "get_proposer",
     "load_contracts", "propose", "propose_contracts", "register_proposer", "revise", "save_contracts", "validate_contract",
 ]
+__all__ += ["LLMConfig", "LLMProposer", "LLMProposerError", "LLMStats", "build_messages", "contract_rules", "make_llm_proposer"]

@@ -118,7 +118,8 @@ def build_library(
     try:
         proposer = get_proposer(opts.proposer)
         log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
-        summary = check_contracts(catalog, runtime, proposer=proposer)
+        initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
+        summary = check_contracts(catalog, runtime, initial, proposer=proposer)
         contracts = summary.contracts
         t_contracts = time.perf_counter() - t0
         candidates = candidate_compositions(catalog, contracts)
@@ -174,7 +175,8 @@ def build_library(
             "workers": default_workers() if opts.workers is None else opts.workers,
         }
         if hasattr(proposer, "stats"):
-            stats["proposer"] = dict(getattr(proposer, "stats"))
+            pstats = getattr(proposer, "stats")
+            stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)
         meta = {
             "libra_version": __version__,
             "benchmark": bench.name,

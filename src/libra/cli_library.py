@@ -1,0 +1,261 @@
+"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from ._io import atomic_write_json
+from .cli import app, console
+from .errors import ConfigError
+
+
+def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
+    if proposer == "offline":
+        if base_url or model:
+            raise ConfigError("--llm-base-url/--llm-model only apply with --proposer llm")
+        return "offline"
+    if proposer != "llm":
+        raise ConfigError(f"unknown proposer {proposer!r}: use offline (default) or llm")
+    if not base_url or not model:
+        raise ConfigError("--proposer llm needs --llm-base-url URL and --llm-model NAME (an OpenAI-compatible endpoint)")
+    from .contracts.llm import make_llm_proposer
+
+    return make_llm_proposer(
+        base_url,
+        model,
+        cache_path=str(cache) if cache else None,
+        concurrency=concurrency,
+        rules=getattr(bench, "contract_rules", "shared"),
+        calling_convention=getattr(bench, "calling_convention", "signature"),
+    )
+
+
+_PROPOSER_OPT = typer.Option("offline", "--proposer", help="offline (default, no LLM) or llm")
+_URL_OPT = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+_MODEL_OPT = typer.Option(None, "--llm-model", help="model name served at --llm-base-url")
+_CACHE_OPT = typer.Option(None, "--llm-cache", help="directory caching LLM replies (a rebuild makes no calls)")
+_CONC_OPT = typer.Option(4, "--llm-concurrency", help="LLM requests in flight at once")
+
+
+@app.command("contracts")
+def contracts_cmd(
+    benchmark: str = typer.Argument(..., help="benchmark name"),
+    out: Optional[Path] = typer.Option(None, "--out", help="write the contracts (JSON)"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write the summary (JSON)"),
+    workers: Optional[int] = typer.Option(None, "--workers", help="isolated worker processes (0 = in-process for trusted runtimes)"),
+    proposer: str = _PROPOSER_OPT,
+    llm_base_url: Optional[str] = _URL_OPT,
+    llm_model: Optional[str] = _MODEL_OPT,
+    llm_cache: Optional[Path] = _CACHE_OPT,
+    llm_concurrency: int = _CONC_OPT,
+) -> None:
+    """Propose a contract per tool, check every template against the runtime, revise from feedback."""
+    from .benchmarks.registry import get_benchmark
+    from .contracts.check import check_contracts, save_contracts
+    from .induction.build import open_runtime
+
+    bench = get_benchmark(benchmark)
+    prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
+    catalog = bench.catalog()
+    runtime = open_runtime(bench, workers)
+    try:
+        with console.status(f"checking contracts of {len(catalog)} tools..."):
+            initial = prop.propose_all(catalog) if hasattr(prop, "propose_all") else None
+            summary = check_contracts(catalog, runtime, initial, proposer=prop)
+    finally:
+        runtime.close()
+    counts = summary.counts()
+    table = Table(title=f"{bench.name}: contracts")
+    for col in ("tools", "templates", "matched", "revised", "invalid", "unbound"):
+        table.add_column(col, justify="right")
+    table.add_row(*(str(counts[c]) for c in ("tools", "templates", "matched", "revised", "invalid", "unbound")))
+    console.print(table)
+    if counts["templates"]:
+        console.print(f"templates whose observed outcome matched the expected one: {100 * counts['matched'] / counts['templates']:.1f}%")
+    if out:
+        save_contracts(out, summary.contracts, catalog)
+    if json_path:
+        payload = summary.to_dict()
+        if hasattr(prop, "stats"):
+            payload["proposer"] = prop.stats.to_dict() if hasattr(prop.stats, "to_dict") else dict(prop.stats)
+        atomic_write_json(json_path, payload)
+
+
+@app.command("build")
+def build_cmd(
+    benchmark: str = typer.Argument(..., help="benchmark name"),
+    out: Path = typer.Option(..., "--out", help="library file to write (.json or .json.gz)"),
+    workers: Optional[int] = typer.Option(None, "--workers", help="isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
+    proposer: str = _PROPOSER_OPT,
+    llm_base_url: Optional[str] = _URL_OPT,
+    llm_model: Optional[str] = _MODEL_OPT,
+    llm_cache: Optional[Path] = _CACHE_OPT,
+    llm_concurrency: int = _CONC_OPT,
+    embedder: str = typer.Option("minilm", "--embedder", help="field-name encoder h_f"),
+    tau: float = typer.Option(0.75, "--tau", help="field alignment threshold for compatibility relations"),
+    no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
+    quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+) -> None:
+    """Build the executable library: contracts, candidate compositions, counterfactual tests."""
+    from .benchmarks.registry import get_benchmark
+    from .induction.build import BuildOptions, build_library
+    from .induction.engine import BuildConfig
+
+    bench = get_benchmark(benchmark)
+    prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
+    if not 0.0 <= tau <= 1.0:
+        raise ConfigError(f"--tau must be between 0 and 1, got {tau}")
+    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=BuildConfig(tau=tau), resume=not no_resume, progress=not quiet)
+    lib = build_library(bench, out, opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+    _print_stats(bench.name, lib.stats)
+    console.print(f"library written to {out}")
+
+
+def _print_stats(name: str, stats: dict[str, Any]) -> None:
+    table = Table(title=f"{name}: library construction (paper Table 5 columns)")
+    for col in ("tools", "candidate compositions", "value relations", "state relations", "wall (min:s)", "s / 1k candidates"):
+        table.add_column(col, justify="right")
+    wall = float(stats.get("wall_seconds", 0.0))
+    table.add_row(
+        str(stats.get("tools")),
+        f"{stats.get('candidate_compositions', 0):,}",
+        str(stats.get("value_relations")),
+        str(stats.get("state_relations")),
+        f"{int(wall // 60)}:{wall % 60:04.1f}",
+        f"{stats.get('seconds_per_1000_candidates', 0):.2f}",
+    )
+    console.print(table)
+
+
+@app.command("show")
+def show_cmd(
+    library: Path = typer.Argument(..., help="library file"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write {stats, edges} as JSON"),
+) -> None:
+    """Print a library's statistics and relation counts."""
+    from .library import Library
+
+    lib = Library.load(library)
+    _print_stats(lib.meta.get("benchmark", lib.catalog.name), lib.stats)
+    counts = lib.relation_counts()
+    console.print("relations: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    if json_path:
+        atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
+
+
+def _call_line(call: dict[str, Any]) -> str:
+    args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
+    rec = call.get("record", {})
+    out = json.dumps(rec.get("output"), ensure_ascii=False, default=str)
+    if len(out) > 120:
+        out = out[:117] + "..."
+    return f"{call.get('tool')}({args}) -> {rec.get('status')} {out}"
+
+
+@app.command("explain")
+def explain_cmd(
+    library: Path = typer.Argument(..., help="library file"),
+    tool: str = typer.Argument(..., help="fully qualified tool name"),
+    evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="print the calls behind each relation"),
+) -> None:
+    """A tool's providers and consumers, with the executions that support each relation."""
+    from .library import Library
+
+    lib = Library.load(library)
+    if tool not in lib.catalog:
+        close = [n for n in lib.catalog.names if tool.lower() in n.lower()][:5]
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ConfigError(f"no tool named {tool!r} in this library{hint}")
+    for title, rels, other in (("providers", lib.providers_of(tool), "provider"), ("consumers", lib.consumers_of(tool), "consumer")):
+        console.print(f"[bold]{title} of {tool}[/bold] ({len(rels)})")
+        for r in rels:
+            field = f" {r.provider_field} -> {r.consumer_input}" if r.provider_field else ""
+            sim = f" (field similarity {r.similarity:.2f})" if r.similarity is not None else ""
+            console.print(f"  {getattr(r, other)}  [{r.kind}]{field}{sim}", markup=False, highlight=False)
+            if evidence:
+                for key, label in (("provider_call", "provider"), ("consumer_call", "consumer"), ("control_call", "control"), ("before_call", "before"), ("after_call", "after")):
+                    if key in r.evidence:
+                        console.print(f"      {label:>8}: {_call_line(r.evidence[key])}", markup=False, highlight=False)
+
+
+@app.command("analyze")
+def analyze_cmd(
+    benchmark: str = typer.Argument(..., help="benchmark name"),
+    library: Optional[Path] = typer.Option(None, "--library", help="library file (built when omitted)"),
+    k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's)"),
+    embedder: str = typer.Option("minilm", "--embedder"),
+    json_path: Optional[Path] = typer.Option(None, "--json", help="write the analyses as JSON"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG comparing P/R/NDCG across methods"),
+) -> None:
+    """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3 cases."""
+    from .benchmarks.registry import get_benchmark
+    from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity
+    from .eval.methods import EvalOptions
+    from .eval.runner import run_method
+    from .retrieval.dense import DenseRetriever
+    from .retrieval.graph import PropagationGraph
+    from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
+
+    bench = get_benchmark(benchmark)
+    kk = bench.default_k if k is None else k
+    catalog, tasks = bench.catalog(), bench.tasks()
+    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None)
+    lib = obtain_library(bench, catalog, opts)
+    opts.library = None
+    base = DenseRetriever(embedder).fit(catalog).score([t.query for t in tasks])
+    graph = PropagationGraph.build(catalog, library_edges(lib))
+    schema_graph = PropagationGraph.build(catalog, candidate_edges(lib))
+
+    methods = []
+    for m in ("bm25", "dense", "schema-only", "libra"):
+        o = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None)
+        if m in ("schema-only", "libra") and library is None:
+            o.library = None
+        methods.append(run_method(m, bench, catalog, tasks, o))
+    t4 = Table(title=f"Table 4 / Table 2: {bench.name}@{kk}")
+    for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG"):
+        t4.add_column(col, justify="right")
+    for r in methods:
+        paper = bench.paper.get(r.method) if kk == bench.default_k else None
+        t4.add_row(r.method, f"{r.scores.precision:.1f}", f"{r.scores.recall:.1f}", f"{r.scores.ndcg:.1f}", *(f"{x:.1f}" for x in paper) if paper else ("–",) * 3)
+    console.print(t4)
+
+    bd = recovery_breakdown(graph, catalog, tasks, base, kk)
+    t3 = Table(title=f"Table 3: gold tools outside the dense top-{kk} ({bd.occurrences} occurrences)")
+    for o in OUTCOMES:
+        t3.add_column(o.replace("_", " "), justify="right")
+    pct = bd.percent()
+    t3.add_row(*(f"{pct[o]:.1f}%" for o in OUTCOMES))
+    console.print(t3)
+
+    rows = sensitivity(graph, tasks, catalog, base, kk)
+    t6 = Table(title="Table 6: sensitivity (R / NDCG)")
+    for col in ("setting", "variant", "R", "NDCG"):
+        t6.add_column(col)
+    for r in rows:
+        t6.add_row(r["setting"], str(r["variant"]), f"{r['recall']:.1f}", f"{r['ndcg']:.1f}")
+    console.print(t6)
+
+    cases = recovered_cases(graph, catalog, tasks, base, kk)
+    tc = Table(title="Figure 3-style cases: providers moved into the top K")
+    for col in ("provider", "dense rank", "consumer", "consumer dense rank", "provider rank after"):
+        tc.add_column(col)
+    for c in cases:
+        tc.add_row(c["provider"], str(c["provider_dense_rank"]), c["consumer"], str(c["consumer_dense_rank"]), str(c["provider_rank_after"]))
+    console.print(tc)
+
+    results = [{"method": r.method, **r.scores.as_dict()} for r in methods]
+    if json_path:
+        atomic_write_json(json_path, {
+            "benchmark": bench.name, "k": kk, "n_tasks": len(tasks), "results": results,
+            "table3": bd.to_dict(), "table6": rows, "cases": cases,
+            "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
+            "library_stats": lib.stats,
+        })
+    if plot:
+        plot_methods(results, f"{bench.name}@{kk}", str(plot))

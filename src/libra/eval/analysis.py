@@ -1,0 +1,157 @@
+"""The paper's retrieval analyses over one benchmark and one library.
+
+- :func:`recovery_breakdown` (Table 3): every gold tool ranked outside the dense top-K is exactly one of
+  *no graph edge* / *consumer not seeded* / *provider not selected* / *below cutoff* / *recovered*.
+- :func:`sensitivity` (Table 6): provider selection, seed size and hop depth, with the library fixed.
+- :func:`recovered_cases` (Figure 3): providers LIBRA moved into the top K, with their and their consumer's ranks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..benchmarks.base import Task
+from ..catalog import Catalog
+from ..retrieval.base import rank
+from ..retrieval.graph import PropagationGraph, propagate
+from .metrics import evaluate
+
+OUTCOMES = ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cutoff", "recovered")
+
+
+@dataclass
+class Breakdown:
+    occurrences: int
+    counts: dict[str, int]
+
+    def percent(self) -> dict[str, float]:
+        n = max(1, self.occurrences)
+        return {k: 100.0 * v / n for k, v in self.counts.items()}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"occurrences": self.occurrences, "counts": self.counts, "percent": self.percent()}
+
+
+def _positions(scores: np.ndarray) -> np.ndarray:
+    """0-based rank of every tool under ``scores`` (ties by catalog order)."""
+    order = rank(scores)[0]
+    pos = np.empty_like(order)
+    pos[order] = np.arange(len(order))
+    return pos
+
+
+def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1) -> Breakdown:
+    has_out = graph.has_outgoing()
+    consumers = graph.consumers_of()
+    counts = {o: 0 for o in OUTCOMES}
+    n = 0
+    for qi, task in enumerate(tasks):
+        s = base[qi]
+        dense_pos = _positions(s)
+        new, tr = propagate(graph, s, ks=ks, selection=selection, hops=hops, trace=True)  # type: ignore[misc]
+        new_pos = _positions(new)
+        seeds = set(tr.seeds)
+        for g in task.gold:
+            u = catalog.index(g)
+            if dense_pos[u] < k:
+                continue
+            n += 1
+            if new_pos[u] < k:
+                counts["recovered"] += 1
+            elif not has_out[u]:
+                counts["no_edge"] += 1
+            elif not (consumers.get(u, set()) & seeds):
+                counts["consumer_not_seeded"] += 1
+            elif u not in tr.contributors:
+                counts["provider_not_selected"] += 1
+            else:
+                counts["below_cutoff"] += 1
+    return Breakdown(n, counts)
+
+
+def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, **kw: Any) -> dict[str, float]:
+    names = catalog.names
+    rankings = []
+    for qi in range(len(tasks)):
+        out = propagate(graph, base[qi], **kw)
+        rankings.append([names[i] for i in rank(out, k)[0]])
+    s = evaluate(rankings, [t.gold for t in tasks], k)
+    return {"recall": s.recall, "ndcg": s.ndcg, "precision": s.precision}
+
+
+def sensitivity(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int) -> list[dict[str, Any]]:
+    rows = []
+    for sel in ("field", "dense", "both", "all"):
+        rows.append({"setting": "provider selection", "variant": sel, **score_variant(graph, tasks, catalog, base, k, ks=15, selection=sel, hops=1)})
+    for ks in (10, 15, 20):
+        rows.append({"setting": "seed size", "variant": ks, **score_variant(graph, tasks, catalog, base, k, ks=ks, selection="both", hops=1)})
+    for h in (1, 2):
+        rows.append({"setting": "hop depth", "variant": h, **score_variant(graph, tasks, catalog, base, k, ks=15, selection="both", hops=h)})
+    return rows
+
+
+def recovered_cases(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, limit: int = 10) -> list[dict[str, Any]]:
+    """Gold providers outside the dense top-K that propagation moved into it, largest rank gain first."""
+    names = catalog.names
+    cases = []
+    for qi, task in enumerate(tasks):
+        s = base[qi]
+        dense_pos = _positions(s)
+        new, tr = propagate(graph, s, ks=15, trace=True)  # type: ignore[misc]
+        new_pos = _positions(new)
+        gold = {catalog.index(g) for g in task.gold}
+        for u in gold:
+            if dense_pos[u] >= k and new_pos[u] < k:
+                cons = sorted(tr.contributors.get(u, ()), key=lambda t: dense_pos[t])
+                if not cons:
+                    continue
+                t = cons[0]
+                cases.append({
+                    "task": task.id,
+                    "provider": names[u],
+                    "consumer": names[t],
+                    "provider_dense_rank": int(dense_pos[u]) + 1,
+                    "consumer_dense_rank": int(dense_pos[t]) + 1,
+                    "provider_rank_after": int(new_pos[u]) + 1,
+                    "consumer_is_gold": t in gold,
+                })
+    cases.sort(key=lambda c: (-(c["provider_dense_rank"] - c["provider_rank_after"]), c["task"]))
+    seen, out = set(), []
+    for c in cases:
+        key = (c["provider"], c["consumer"])
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return out[:limit]
+
+
+def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> None:
+    """A grouped bar chart of P/R/NDCG per method (matplotlib, PNG)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ModuleNotFoundError:
+        from ..errors import MissingDependencyError
+
+        raise MissingDependencyError("--plot needs matplotlib: pip install 'libra-tools[plot]'") from None
+    metrics = ("precision", "recall", "ndcg")
+    x = np.arange(len(metrics))
+    width = 0.8 / max(1, len(results))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for i, r in enumerate(results):
+        vals = [r[m] for m in metrics]
+        bars = ax.bar(x + i * width - 0.4 + width / 2, vals, width, label=r["method"])
+        ax.bar_label(bars, fmt="%.1f", fontsize=7)
+    ax.set_xticks(x, ["Precision", "Recall", "NDCG"])
+    ax.set_ylabel("%")
+    ax.set_ylim(0, 100)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,140 @@
+"""A small stateful app for induction tests: sign up -> log in -> add an item -> read it, plus plain arithmetic.
+
+Nothing in it is known to the engine: contracts come from the offline proposer, relations from execution.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+from libra.benchmarks.base import Benchmark
+from libra.catalog import Catalog
+
+
+class Shop:
+    """A shop whose items can only be added by a signed-in account."""
+
+    def __init__(self) -> None:
+        self.accounts: dict[str, str] = {}
+        self.session: str | None = None
+        self.items: dict[int, str] = {}
+        self.delay = 0.0
+
+    def signup(self, new_username: str, new_password: str) -> dict:
+        """Create a new account with a newly chosen username and password."""
+        time.sleep(self.delay)
+        if new_username in self.accounts:
+            return {"error": "username taken"}
+        self.accounts[new_username] = new_password
+        return {"created": True}
+
+    def login(self, username: str, password: str) -> dict:
+        """Sign in to an existing account.
+
+        Args:
+            username: The username of the existing account.
+            password: The password of the existing account.
+        """
+        time.sleep(self.delay)
+        if self.accounts.get(username) != password:
+            return {"error": "invalid credentials"}
+        self.session = f"token-{username}"
+        return {"access_token": self.session}
+
+    def add_item(self, access_token: str, title: str) -> dict:
+        """Add an item to the shop.
+
+        Args:
+            access_token: The access token of the signed-in account.
+            title: Title of the new item.
+        """
+        time.sleep(self.delay)
+        if self.session is None or access_token != self.session:
+            return {"error": "not signed in"}
+        item_id = 100 + len(self.items)
+        self.items[item_id] = title
+        return {"item_id": item_id}
+
+    def get_item(self, item_id: int) -> dict:
+        """Show an existing item.
+
+        Args:
+            item_id: The id of the existing item to show.
+        """
+        time.sleep(self.delay)
+        if item_id not in self.items:
+            return {"error": "no such item"}
+        return {"title": self.items[item_id]}
+
+    def add(self, a: float, b: float) -> dict:
+        """Add two numbers.
+
+        Args:
+            a: First number.
+            b: Second number.
+        """
+        return {"result": a + b}
+
+    def square_root(self, number: float) -> dict:
+        """Square root of a number.
+
+        Args:
+            number: The number to take the square root of.
+        """
+        if number < 0:
+            return {"error": "negative"}
+        return {"result": number ** 0.5}
+
+
+def make_shop_runtime(delay: float = 0.0):
+    from libra.runtime.python import PythonRuntime
+
+    def load(inst: Any, config: Any) -> None:
+        inst.delay = delay
+
+    return PythonRuntime(classes=[Shop], trusted=True, name="shop", load=load)
+
+
+class ShopBenchmark(Benchmark):
+    """The toy as a benchmark, so ``build_library`` can drive it like a real catalog."""
+
+    name = "shop"
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self._catalog: Catalog | None = None
+
+    def catalog(self) -> Catalog:
+        if self._catalog is None:
+            rt = make_shop_runtime(self.delay)
+            self._catalog = rt.catalog
+            rt.close()
+        return self._catalog
+
+    def tasks(self):
+        return []
+
+    def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any):
+        if not isolated:
+            return make_shop_runtime(self.delay)
+        import functools
+
+        from libra.runtime.isolation import IsolatedRuntime
+
+        return IsolatedRuntime(functools.partial(make_shop_runtime, self.delay), n_workers=n_workers, **kw)
+
+
+def main(argv: list[str]) -> None:
+    """``python -m tests.induction_toys OUT DELAY``: build the toy library (used by the resume test)."""
+    from libra.induction.build import BuildOptions, build_library
+    from libra.induction.engine import BuildConfig
+
+    out, delay = argv[0], float(argv[1])
+    cfg = BuildConfig(batch_size=4, checkpoint_every_s=0.0)
+    build_library(ShopBenchmark(delay), out, BuildOptions(workers=0, embedder="minilm", config=cfg, progress=False))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,139 @@
+"""Relation induction end to end on real executions (a toy app and BFCL's MathAPI)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from libra.induction.build import BuildOptions, build_library
+from libra.induction.engine import BuildConfig
+from libra.library import Library
+from libra.errors import LibraryFormatError
+
+from .conftest import needs_bfcl
+from .induction_toys import ShopBenchmark
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _edges(lib: Library) -> set[tuple]:
+    return {(r.provider, r.consumer, r.kind, r.provider_field, r.consumer_input) for r in lib.relations}
+
+
+@pytest.fixture(scope="module")
+def shop_lib() -> Library:
+    return build_library(ShopBenchmark(), None, BuildOptions(workers=0, progress=False))
+
+
+def test_multi_hop_prerequisites_are_found(shop_lib: Library) -> None:
+    e = _edges(shop_lib)
+    assert ("Shop.signup", "Shop.login", "provenance", "new_username", "username") in e
+    assert ("Shop.signup", "Shop.login", "provenance", "new_password", "password") in e
+    assert ("Shop.login", "Shop.add_item", "provenance", "access_token", "access_token") in e
+    assert ("Shop.add_item", "Shop.get_item", "provenance", "item_id", "item_id") in e
+    assert ("Shop.login", "Shop.add_item", None, None, None) not in e
+    assert any(r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in shop_lib.relations)
+
+
+def test_schema_compatibility_alone_creates_no_edge(shop_lib: Library) -> None:
+    # add() returns a number that square_root() accepts, and item ids are numbers too: compatible types, no relation
+    assert any(c.provider == "Shop.add" and c.consumer == "Shop.square_root" for c in shop_lib.candidates)
+    touching = {r.provider for r in shop_lib.relations} | {r.consumer for r in shop_lib.relations}
+    assert "Shop.add" not in touching and "Shop.square_root" not in touching
+
+
+def test_evidence_holds_the_counterfactual(shop_lib: Library) -> None:
+    rel = next(r for r in shop_lib.relations if r.kind == "provenance" and r.consumer == "Shop.add_item")
+    ev = rel.evidence
+    assert ev["provider_call"]["tool"] == "Shop.login" and ev["provider_call"]["record"]["status"] == "success"
+    assert ev["consumer_call"]["record"]["status"] == "success"
+    assert ev["control_call"]["record"]["status"] == "rejected"
+    token = ev["provider_call"]["record"]["output"]["access_token"]
+    assert ev["consumer_call"]["arguments"]["access_token"] == token
+    assert ev["control_call"]["arguments"]["access_token"] != token
+    state = next(r for r in shop_lib.relations if r.kind == "state" and r.consumer == "Shop.add_item")
+    assert state.evidence["before_call"]["record"]["status"] == "rejected"
+    assert state.evidence["after_call"]["record"]["status"] == "success"
+    assert state.evidence["before_call"]["arguments"] == state.evidence["after_call"]["arguments"]
+
+
+def test_stats_and_determinism(shop_lib: Library) -> None:
+    s = shop_lib.stats
+    assert s["tools"] == 6 and s["candidate_compositions"] == len(shop_lib.candidates) > 0
+    assert s["value_relations"] + s["state_relations"] == len(shop_lib.relations)
+    assert s["seconds_per_1000_candidates"] >= 0
+    again = build_library(ShopBenchmark(), None, BuildOptions(workers=0, progress=False))
+    assert _edges(again) == _edges(shop_lib)
+
+
+def test_isolated_workers_find_the_same_library(shop_lib: Library) -> None:
+    iso = build_library(ShopBenchmark(), None, BuildOptions(workers=2, progress=False))
+    assert _edges(iso) == _edges(shop_lib)
+
+
+def test_library_round_trip_and_refusals(shop_lib: Library, tmp_path: Path) -> None:
+    path = tmp_path / "shop.json.gz"
+    shop_lib.save(path)
+    loaded = Library.load(path, catalog=ShopBenchmark().catalog())
+    assert _edges(loaded) == _edges(shop_lib) and len(loaded.candidates) == len(shop_lib.candidates)
+    from libra.catalog import Catalog, Tool
+
+    with pytest.raises(LibraryFormatError, match="another catalog"):
+        Library.load(path, catalog=Catalog([Tool("Other.tool")]))
+    raw = shop_lib.to_dict()
+    raw["format_version"] = 999
+    bad = tmp_path / "old.json"
+    bad.write_text(json.dumps(raw))
+    with pytest.raises(LibraryFormatError, match="format version 999"):
+        Library.load(bad)
+    (tmp_path / "junk.json").write_text("{}")
+    with pytest.raises(LibraryFormatError, match="not a libra library"):
+        Library.load(tmp_path / "junk.json")
+
+
+def test_killed_build_resumes_to_the_same_library(tmp_path: Path) -> None:
+    reference = tmp_path / "ref.json"
+    subprocess.run([sys.executable, "-m", "tests.induction_toys", str(reference), "0"], cwd=ROOT, check=True, timeout=300)
+    out = tmp_path / "lib.json"
+    ckpt = tmp_path / "lib.json.ckpt"
+    proc = subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT)
+    deadline = time.monotonic() + 120
+    while not ckpt.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert ckpt.exists(), "the build wrote no checkpoint before finishing"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert not out.exists()
+    subprocess.run([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT, check=True, timeout=300)
+    assert not ckpt.exists()
+    a, b = Library.load(out), Library.load(reference)
+    assert a.stats["resumed"] is True
+    assert _edges(a) == _edges(b)
+    assert a.stats["engine"]["executed_calls"] == b.stats["engine"]["executed_calls"]
+
+
+@needs_bfcl
+def test_bfcl_math_numbers_feed_each_other_without_provenance() -> None:
+    from libra.benchmarks.bfcl import BFCLBenchmark, load_catalog
+    from libra.catalog import Catalog
+
+    class MathOnly(BFCLBenchmark):
+        def catalog(self) -> Catalog:
+            return Catalog([t for t in load_catalog() if t.group == "MathAPI"], name="bfcl-math")
+
+        def runtime(self, **kw):
+            from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+
+            return make_bfcl_runtime(catalog=self.catalog(), **kw)
+
+    lib = build_library(MathOnly(), None, BuildOptions(workers=0, progress=False))
+    assert lib.stats["candidate_compositions"] > 0
+    assert [r for r in lib.relations if r.kind == "provenance"] == []
