@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup demo test bench bench-eval bench-invoke clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -23,10 +23,14 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 setup: $(STAMP)
 
+# AppWorld pins pydantic<2 and old sqlmodel/fastapi, so it gets its own venv (PyPI only, ~30 s, idempotent).
+appworld: setup
+	$(BIN)/python -m libra.benchmarks.appworld_env setup
+
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense
 
-test: setup
+test: setup appworld
 	$(BIN)/python -m pytest
 
 bench: setup bench-eval bench-invoke

@@ -13,6 +13,7 @@ from ..errors import ConfigError
 from .base import Benchmark
 
 _BUILTIN: dict[str, str] = {
+    "appworld": "libra.benchmarks.appworld:AppWorldBenchmark",
     "bfcl": "libra.benchmarks.bfcl:BFCLBenchmark",
     "scitooleval": "libra.benchmarks.scitooleval:SciToolEvalBenchmark",
 }

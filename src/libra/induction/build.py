@@ -91,7 +91,7 @@ class _Progress:
         self._p.update(
             self._task,
             description=(
-                f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue):,} | "
+                f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.probes):,} | "
                 f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
             ),
         )

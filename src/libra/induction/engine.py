@@ -59,11 +59,13 @@ class BuildConfig:
     """Budgets and thresholds of one build; every field is recorded in the library's metadata."""
 
     tau: float = 0.75  # field-name alignment needed for a compatibility relation (cosine of name embeddings)
-    max_calls_per_tool: int = 400  # work items executed per tool
+    max_calls_per_tool: int = 400  # candidate-binding work items executed per tool
+    max_probes_per_tool: int = 300  # unbound probes (a template re-run from a new state) executed per tool
     max_calls: int = 400_000  # executed invocations in total (memo hits are free)
     max_depth: int = 3  # longest chain of state-changing calls from the fresh state
     sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
     tests_per_pair: int = 3  # counterfactual tests per (provider, field, consumer, input) before giving up
+    fill_alignment: float = 0.5  # name similarity an incidental fill needs (candidate tests themselves need none)
     seed: int = 0
     batch_size: int = 512
     checkpoint_every_s: float = 20.0
@@ -80,6 +82,7 @@ class PoolValue:
     value: Any
     node: int
     call: int  # id of the provider call in the call log
+    restated: bool = False  # a state-changing call re-stated a value already known on its path
 
 
 @dataclass
@@ -91,6 +94,7 @@ class Node:
     parent: int | None
     depth: int
     values: list[int] = field(default_factory=list)
+    creator: int = -1  # the call (in the call log) that led here from the parent
 
 
 @dataclass
@@ -121,6 +125,28 @@ def _clip(record: dict[str, Any]) -> dict[str, Any]:
         if len(text) > EVIDENCE_CHARS:
             out[k] = {"_truncated": text[:EVIDENCE_CHARS]}
     return out
+
+
+def _arg_name(path: str) -> str:
+    """``$.user.name`` / ``$['user']`` -> ``user``: the top-level argument an argument export reads."""
+    p = path[1:] if path.startswith("$") else path
+    p = p.lstrip(".")
+    if p.startswith("["):
+        return p[1:].split("]", 1)[0].strip("'\"")
+    return p.split(".", 1)[0].split("[", 1)[0]
+
+
+def _occurs(value: Any, data: Any, depth: int = 0) -> bool:
+    """Whether ``value`` appears in ``data`` as a scalar or as a mapping key (e.g. a file name keying a listing)."""
+    if depth > 40:
+        return False
+    if isinstance(data, dict):
+        return any((isinstance(value, str) and value in str(k)) or _occurs(value, v, depth + 1) for k, v in data.items())
+    if isinstance(data, (list, tuple)):
+        return any(_occurs(value, v, depth + 1) for v in data)
+    if isinstance(value, str) and isinstance(data, str):
+        return value == data or (len(value) >= 3 and value in data)
+    return value == data and type(value) is type(data)
 
 
 def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
@@ -160,10 +186,14 @@ class Engine:
         self.nodes: list[Node] = []
         self.values: list[PoolValue] = []
         self.calls: list[CallInfo] = []
+        # Binding items (a new value offered to a candidate input) go first: they are the candidate tests. Probes
+        # (a template re-run from a new state) explore; they wait and have their own budget.
         self.queue: deque[Item] = deque()
+        self.probes: deque[Item] = deque()
         self.seen_items: set[tuple[str, str, str]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self.per_tool: dict[str, int] = {}
+        self.per_tool_probes: dict[str, int] = {}
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.relations: dict[tuple, Relation] = {}
@@ -192,7 +222,7 @@ class Engine:
         for name in order:
             for ti, tmpl in enumerate(self.contracts[name].templates):
                 if tmpl.expected == "success":
-                    self.queue.append(Item(0, name, ti))
+                    self.probes.append(Item(0, name, ti))
         self.started = True
 
     # ------------------------------------------------------------------------------------------- execution
@@ -262,21 +292,27 @@ class Engine:
                 allowed = self.by_consumer.get((item.tool, param), set())
                 best: tuple[Any, ...] | None = None
                 for pv in visible:
+                    sim = self.similarity(pv.export, param)
                     if pv.tool == FIXTURE:
-                        if self.similarity(pv.export, param) <= self.config.tau:
+                        if sim <= self.config.tau:
                             continue
-                    elif (pv.tool, pv.export) not in allowed or pv.tool == item.tool:
+                    elif (pv.tool, pv.export) not in allowed or pv.tool == item.tool or sim < self.config.fill_alignment:
                         continue
                     val = self._fits(tool, param, pv.value)
                     if val is None:
                         continue
-                    rank = (pv.call == prefer_call, self.similarity(pv.export, param), self.nodes[pv.node].depth, -pv.id)
+                    rank = (pv.call == prefer_call, sim, self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
                 if best is None:
-                    if param in required:
-                        return None
-                    continue  # an optional observation with nothing to observe is left out
+                    if param not in required:
+                        continue  # an optional observation with nothing to observe is left out
+                    # Nothing observed fits: try the value the tool's own metadata suggests. If the tool really
+                    # needs a pre-existing value the call fails and teaches nothing; if it accepts any value,
+                    # the observation was over-cautious and the call still opens the states that follow.
+                    schema = tool.param_schema(param)
+                    args[param] = literal_for(param, schema, schema.get("description", ""))
+                    continue
                 args[param], used[param] = best[2], best[1].id
         return args, used
 
@@ -308,13 +344,14 @@ class Engine:
     def step(self) -> bool:
         """Run one wave; False when the worklist is empty or the budget is spent."""
         cfg = self.config
-        if not self.queue or self.counters["executed_calls"] >= cfg.max_calls:
+        if not (self.queue or self.probes) or self.counters["executed_calls"] >= cfg.max_calls:
             return False
         self.counters["waves"] += 1
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
-        while self.queue and len(batch) < cfg.batch_size:
-            item = self.queue.popleft()
-            if self.per_tool.get(item.tool, 0) >= cfg.max_calls_per_tool:
+        while (self.queue or self.probes) and len(batch) < cfg.batch_size:
+            item = self.queue.popleft() if self.queue else self.probes.popleft()
+            budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+            if budget.get(item.tool, 0) >= limit:
                 continue
             bound = self.bind(item)
             if bound is None:
@@ -324,14 +361,17 @@ class Engine:
             if key in self.seen_items:
                 continue
             self.seen_items.add(key)
-            self.per_tool[item.tool] = self.per_tool.get(item.tool, 0) + 1
+            budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
         if not batch:
-            return bool(self.queue)
+            return bool(self.queue or self.probes)
         self.counters["work_items"] += len(batch)
         results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch])
 
         controls: list[tuple[tuple[str, str, str, str], CallInfo, int, dict[str, Any]]] = []
+        # Every success reached after a state change is also a state test for free: the same call from the parent
+        # state (memoised, usually already run) tells whether the change that created this state enabled it.
+        parent_tests: list[tuple[int, CallInfo]] = []
         sweeps: list[tuple[int, int, str, dict[str, Any]]] = []  # (provider call, node before, consumer, args)
         new_items: list[Item] = []
         for (item, args, used), (rec, new_state) in zip(batch, results):
@@ -342,6 +382,10 @@ class Engine:
             call_id = len(self.calls)
             self.calls.append(CallInfo(item.node, item.tool, args, rec))
             tool = self.catalog[item.tool]
+            if node.parent is not None and node.creator >= 0:
+                creator = self.calls[node.creator].tool
+                if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
+                    parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
             # counterfactual controls for every upstream value this success used
             for param, vid in used.items():
                 pv = self.values[vid]
@@ -364,27 +408,27 @@ class Engine:
             if changed:
                 if node.depth >= cfg.max_depth:
                     continue
-                child = Node(len(self.nodes), new_state, node.id, node.depth + 1)
+                child = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
                 self.nodes.append(child)
                 target = child
             else:
                 target = node
             fresh_values: list[PoolValue] = []
-            # A value is credited to the call that introduced it. An argument filled from the pool, or any value
-            # equal to one already known on this path, is an echo: crediting it again would let a later consumer
-            # "depend" on whichever tool happened to repeat the value last.
-            known = {json.dumps(self.values[v].value, sort_keys=True) for n in self._lineage(target.id) for v in n.values}
+            # A value is credited to the call that last put it into the state. A call that changes the state
+            # becomes a producer of every value it exports (arguments included: it may have just created the
+            # record named by a value it was given). A call that changes nothing only echoes what is already
+            # known on this path, and crediting it would let a consumer "depend" on whichever read repeated the
+            # value last.
+            known = {json.dumps(self.values[v].value, sort_keys=True) for n in self._lineage(node.id) for v in n.values}
             for ex in extract(contract, args, rec):
                 export = contract.export(ex.name)
                 if export is None or not export.propagate:
                     continue
-                if ex.source == "arguments" and export.path.lstrip("$.").split(".")[0].split("[")[0] in used:
+                if not changed and json.dumps(ex.value, sort_keys=True) in known:
                     continue
-                fp = json.dumps(ex.value, sort_keys=True)
-                if fp in known:
-                    continue
-                known.add(fp)
-                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id)
+                if changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
+                    continue  # a value it was given and did not write into the state: still the original's
+                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=json.dumps(ex.value, sort_keys=True) in known)
                 self.values.append(pv)
                 target.values.append(pv.id)
                 fresh_values.append(pv)
@@ -423,7 +467,33 @@ class Engine:
             calls.append((self.nodes[info.node].state, info.tool, control_args))
         for call_id, before_node, consumer, args in sweeps:
             calls.append((self.nodes[before_node].state, consumer, args))
+        for creator, info in parent_tests:
+            parent = self.nodes[self.nodes[info.node].parent]  # type: ignore[index]
+            calls.append((parent.state, info.tool, info.args))
+        # A provider that re-stated a value already known on its path is only its source if the consumer could
+        # not use that value before the provider ran: otherwise an earlier record with the same name is what the
+        # consumer found (e.g. a sign-in that happens to use a file's name as a user name).
+        restated: list[int] = []
+        for idx, (_pair, info, vid, _control) in enumerate(controls):
+            pv = self.values[vid]
+            vnode = self.nodes[pv.node]
+            if pv.restated and vnode.parent is not None and vnode.creator == pv.call:
+                restated.append(idx)
+                calls.append((self.nodes[vnode.parent].state, info.tool, info.args))
         first = self.run_many(calls) if calls else []
+        n_main_tests = len(controls) + len(sweeps)
+        before_provider = {idx: first[n_main_tests + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
+        for k, (creator, info) in enumerate(parent_tests):
+            before = first[n_main_tests + k][0]
+            if classify(self.contracts[info.tool], before) == "failure":
+                evidence = {
+                    "provider_call": self._call_evidence(creator),
+                    "before_call": _call_json(info.tool, info.args, before),
+                    "after_call": _call_json(info.tool, info.args, info.record),
+                }
+                self._add_relation(Relation(self.calls[creator].tool, info.tool, "state", None, None, None, evidence))
+        self.counters["state_tests"] += len(parent_tests)
+        first = first[:n_main_tests]
         after_calls = []
         for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
             if classify(self.contracts[consumer], first[len(controls) + k][0]) == "failure":
@@ -439,9 +509,11 @@ class Engine:
         self.counters["provenance_tests"] += len(controls)
         self.counters["state_tests"] += len(sweeps)
         pos = 0
-        for pair, info, vid, control_args in controls:
+        for idx, (pair, info, vid, control_args) in enumerate(controls):
             rec, _ = results[pos]
             pos += 1
+            if idx in before_provider and classify(self.contracts[info.tool], before_provider[idx]) != "failure":
+                continue
             outcome = classify(self.contracts[info.tool], rec)
             pv = self.values[vid]
             evidence = {
@@ -468,8 +540,9 @@ class Engine:
                     "after_call": _call_json(consumer, args, after),
                 }
                 self._add_relation(Relation(prov.tool, consumer, "state", None, None, None, evidence))
-        self.queue.extend(new_items)
-        return bool(self.queue)
+        for it in new_items:
+            (self.queue if it.fixed else self.probes).append(it)
+        return bool(self.queue or self.probes)
 
     def _node_after(self, call_id: int) -> Node:
         """The node a provider call led to: the newest child of its node created by that call."""
@@ -489,7 +562,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "queue", "seen_items", "memo", "per_tool", "sweeps", "pair_tests", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}

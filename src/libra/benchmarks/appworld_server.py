@@ -1,0 +1,392 @@
+"""AppWorld inside its own environment: API execution backend, catalog generator and bundle decrypter.
+
+This file runs under the AppWorld virtual environment's interpreter (see :mod:`libra.benchmarks.appworld_env`),
+which has the standard library and ``appworld`` but not ``libra``: it must never import ``libra``. It is used in
+two ways:
+
+- as a :mod:`libra.runtime.remote_server` backend (``make_backend``), loaded by path;
+- as a script: ``python appworld_server.py catalog OUT.json`` writes the public API docs of
+  ``ApiDocCollection.build()``; ``python appworld_server.py decrypt BUNDLE DEST`` unpacks an encrypted bundle with
+  AppWorld's own ``unpack_bundle`` and key; ``python appworld_server.py bench N`` times calls and resets.
+
+The sandbox (why it looks like this):
+
+- All apps run on AppWorld's own API machinery (``Requester`` over the FastAPI apps, so request validation,
+  ``access_token`` auth and HTTP errors behave as in AppWorld), each app on its own in-memory SQLite database,
+  tables created empty. The clock is frozen at AppWorld's default system time, and ``random`` is reseeded before
+  each call from (state, tool, args), so a call is a pure function of its state and arguments.
+- The fresh state is built here, never from task data: a made-up supervisor (profile, address, payment card,
+  one placeholder active task) signs up to every app through the apps' ``signup`` APIs with generated passwords,
+  which are stored in the supervisor's account passwords (the only public way to learn them); a made-up contact
+  signs up to the social apps; and the supervisor creates a few records per app through public create APIs.
+- A state is one part per app: the bytes of ``sqlite3.Connection.serialize()`` of its database, keyed by a
+  content hash (the header's change counters are left out of the hash, so equal content gives equal keys).
+  Restoring copies a part into the live database with the SQLite backup API, only for apps whose content differs
+  from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
+  diffed table by table into ``state_changes``:
+  ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import sys
+import time
+from typing import Any
+
+SUPERVISOR = {
+    "first_name": "Casey",
+    "last_name": "Morgan",
+    "email": "casey.morgan@gmail.com",
+    "phone_number": "4155550132",
+    "birthday": "1990-04-12",
+    "sex": "female",
+}
+CONTACT = {"first_name": "Jordan", "last_name": "Reyes", "email": "jordan.reyes@gmail.com", "phone_number": "4155550187"}
+SOCIAL_APPS = ("phone", "gmail", "venmo", "splitwise", "todoist")
+FROZEN_AT = (2023, 5, 18, 12, 0, 0)  # AppWorld's DEFAULT_SYSTEM_DATETIME
+_FTS_SHADOW = ("_data", "_idx", "_docsize", "_config", "_content")
+# the real clock, kept in a tuple: freezegun replaces module-level references to time functions, not this one
+_CLOCK = (time.perf_counter,)
+
+
+def _log(msg: str) -> None:
+    print(f"[appworld-backend] {msg}", file=sys.stderr)
+
+
+def _password(app: str, who: str) -> str:
+    """Deterministic, unguessable-looking per-app passwords (the library must read them, not guess them)."""
+    return "Pw-" + hashlib.sha256(f"libra-sandbox:{who}:{app}".encode()).hexdigest()[:12]
+
+
+def part_key(data: bytes) -> str:
+    """Content hash of a serialized database, ignoring header bytes that count writes or restores, not content."""
+    if len(data) >= 100:  # file change counter (24), schema cookie (40: bumped by a backup restore), version-valid-for (92)
+        data = data[:24] + b"\0" * 4 + data[28:40] + b"\0" * 4 + data[44:92] + b"\0" * 4 + data[96:]
+    return hashlib.sha256(data).hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# catalog and decryption (script mode)
+# ---------------------------------------------------------------------------------------------------------------
+def public_api_docs() -> list[dict[str, Any]]:
+    """The public API docs of every app, as AppWorld generates them (standard format, response examples kept)."""
+    from appworld.collections.api_docs import ApiDocCollection
+
+    docs = ApiDocCollection.build(include_response_schemas=True)
+    out = []
+    for app in docs.keys():
+        for api, doc in docs[app].items():
+            out.append(json.loads(json.dumps(doc, default=str)))
+    return out
+
+
+def decrypt(bundle: str, dest: str) -> None:
+    from appworld.common.constants import PASSWORD, SALT
+    from appworld.common.utils import unpack_bundle
+
+    unpack_bundle(bundle, dest, PASSWORD, SALT)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the backend
+# ---------------------------------------------------------------------------------------------------------------
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).hex()
+    return v
+
+
+def _tables(conn: sqlite3.Connection) -> list[str]:
+    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    fts = {n for n in names if n.endswith("_fts")}
+    return [n for n in names if not any(n == f + s for f in fts for s in _FTS_SHADOW)]
+
+
+def _rows(conn: sqlite3.Connection, table: str) -> dict[Any, dict[str, Any]]:
+    cur = conn.execute(f'SELECT rowid AS "__rowid__", * FROM "{table}"')
+    cols = [d[0] for d in cur.description]
+    out = {}
+    for row in cur:
+        rec = {c: _jsonable(v) for c, v in zip(cols[1:], row[1:])}
+        out[rec.get("id", row[0])] = rec
+    return out
+
+
+def _open(data: bytes) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(data)
+    return conn
+
+
+def diff_databases(before: bytes, after: bytes) -> dict[str, Any]:
+    """Row-level diff of two serialized databases: {table: {added, removed, changed}} for changed tables only."""
+    a, b = _open(before), _open(after)
+    try:
+        out: dict[str, Any] = {}
+        for table in sorted(set(_tables(a)) | set(_tables(b))):
+            ra = _rows(a, table) if table in _tables(a) else {}
+            rb = _rows(b, table) if table in _tables(b) else {}
+            if ra == rb:
+                continue
+            added = [rb[k] for k in rb if k not in ra]
+            removed = [ra[k] for k in ra if k not in rb]
+            changed = []
+            for k in ra:
+                if k in rb and ra[k] != rb[k]:
+                    cols = [c for c in rb[k] if ra[k].get(c) != rb[k][c]]
+                    changed.append({"id": k, "before": {c: ra[k].get(c) for c in cols}, "after": {c: rb[k][c] for c in cols}})
+            out[table] = {"added": added, "removed": removed, "changed": changed}
+        return out
+    finally:
+        a.close()
+        b.close()
+
+
+class AppWorldBackend:
+    """All AppWorld apps on in-memory SQLite behind AppWorld's requester; see the module docstring."""
+
+    def __init__(self, options: dict[str, Any] | None = None) -> None:
+        options = dict(options or {})
+        from appworld.apps import get_all_apps
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+        from appworld.collections.apis import ApiCollection
+        from appworld.common.datetime import DateTime
+
+        home = f":memory:libra{os.getpid()}"
+        self.apis, self.requester = ApiCollection.load(
+            to_db_home_path=home,
+            from_db_home_path=home,
+            date_and_time=DateTime(*FROZEN_AT),
+            create_db=True,
+            raise_on_failure=False,
+            max_num_requests=None,
+        )
+        self.apps = [a for a in get_all_apps() if a in self.requester.apps]
+        self.db = {app: import_models_module(app).SQLModel.db for app in self.apps}
+        self.public = {f"{d['app_name']}.{d['api_name']}" for d in public_api_docs()}
+        self.current: dict[str, str] = {}  # app -> key of the content loaded in its live database
+        self.snap: dict[str, bytes] = {}  # app -> serialized content of the loaded state
+        self.seed = int(options.get("seed", 100))
+        self._fresh: list[tuple[str, str, bytes]] | None = None
+        self._remember_all()
+
+    # -- snapshots --------------------------------------------------------------------------------------
+    def _conn(self, app: str) -> sqlite3.Connection:
+        return self.db[app].connection
+
+    def _remember(self, app: str) -> None:
+        data = self._conn(app).serialize()
+        self.snap[app] = data
+        self.current[app] = part_key(data)
+
+    def _remember_all(self) -> None:
+        for app in self.apps:
+            self._remember(app)
+
+    def _parts(self) -> list[tuple[str, str, bytes]]:
+        return [(app, self.current[app], self.snap[app]) for app in self.apps]
+
+    def _restore(self, parts: list[tuple[str, str, bytes]]) -> None:
+        for app, key, data in parts:
+            if self.current.get(app) == key:
+                continue
+            src = _open(data)
+            try:
+                src.backup(self._conn(app))
+            finally:
+                src.close()
+            self.snap[app], self.current[app] = data, key
+
+    def _changes(self) -> dict[str, int]:
+        return {app: self._conn(app).total_changes for app in self.apps}
+
+    # -- calls ------------------------------------------------------------------------------------------
+    def _call(self, app: str, api: str, args: dict[str, Any]) -> tuple[int, Any]:
+        response = self.requester._request(_app_name=app, _api_name=api, track=False, **args)
+        return response.status_code, self.requester.response_to_json(response)
+
+    def invoke(self, parts: list[tuple[str, str, bytes]], tool: str, args: dict[str, Any]) -> dict[str, Any]:
+        if tool not in self.public:
+            return {"status": "error", "output": None, "error": f"no public AppWorld API named {tool!r}", "parts": parts}
+        self._restore(parts)
+        app, api = tool.split(".", 1)
+        state_key = hashlib.sha256("".join(k for _, k, _ in parts).encode()).hexdigest()
+        blob = json.dumps(args, sort_keys=True, default=repr)
+        random.seed(f"{self.seed}:{state_key}:{tool}:{blob}")
+        counts = self._changes()
+        try:
+            status, output = self._call(app, api, dict(args))
+            result: dict[str, Any]
+            if status == 200:
+                result = {"status": "success", "output": output, "error": None}
+            elif 400 <= status < 500:
+                message = output.get("message") if isinstance(output, dict) else None
+                result = {"status": "rejected", "output": output, "error": f"HTTP {status}: {message or json.dumps(output, default=str)[:300]}"}
+            else:
+                result = {"status": "error", "output": output, "error": f"HTTP {status}"}
+        except Exception as exc:  # noqa: BLE001 - an exception inside the app is an error record
+            msg = str(exc)
+            result = {"status": "error", "output": None, "error": f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__}
+        after = self._changes()
+        state_changes: dict[str, Any] = {}
+        for app_name in self.apps:
+            if after[app_name] == counts[app_name]:
+                continue
+            old = self.snap[app_name]
+            self._remember(app_name)
+            if part_key(old) != self.current[app_name]:
+                d = diff_databases(old, self.snap[app_name])
+                if d:
+                    state_changes[app_name] = d
+        result["state_changes"] = state_changes
+        result["parts"] = self._parts()
+        return result
+
+    # -- fresh state ------------------------------------------------------------------------------------
+    def _must(self, tool: str, args: dict[str, Any]) -> Any:
+        app, api = tool.split(".", 1)
+        status, output = self._call(app, api, args)
+        if status != 200:
+            raise RuntimeError(f"building the fresh AppWorld state: {tool} answered HTTP {status}: {output}")
+        return output
+
+    @staticmethod
+    def _verify(app: str, who: dict[str, Any]) -> None:
+        """Mark a new account verified, as accounts of a running sandbox are (the code would go to its inbox)."""
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+
+        models = import_models_module(app)
+        where = {"phone_number": who["phone_number"]} if "phone_number" in who else {"email": who["email"]}
+        user = models.User.find_one(**where)
+        if user is not None and hasattr(user, "verified") and not user.verified:
+            user.verified = True
+            user.save()
+
+    def _build_fresh(self) -> None:
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+
+        sup = import_models_module("supervisor")
+        person = sup.Supervisor(**SUPERVISOR)
+        person.save()
+        sid = person.id
+        sup.Address(supervisor_id=sid, name="Home", street_address="12 Alder Lane", city="Springfield", state="Oregon", country="United States", zip_code=97477).save()
+        sup.PaymentCard(supervisor_id=sid, owner_name="Casey Morgan", card_name="Visa", card_number=4000123412341234, expiry_year=2027, expiry_month=8, cvv_number=321).save()
+        sup.Task(supervisor_id=sid, instruction="Sandbox session: no task is assigned.").save()
+        from appworld.apps.api_lib import CompanyNotifier  # type: ignore[attr-defined]
+
+        signup_apps = [a for a in self.apps if f"{a}.signup" in self.public]
+        for app in signup_apps:  # the apps' own notification senders (verification codes, receipts...)
+            CompanyNotifier(app).create_accounts(skip_if_exists=True)
+        # phone and gmail first, so the other apps' verification messages reach the supervisor
+        signup_apps.sort(key=lambda a: (a not in ("phone", "gmail"), a))
+        tokens: dict[str, str] = {}
+        for app in signup_apps:
+            pw = _password(app, "supervisor")
+            args = {k: SUPERVISOR[k] for k in ("first_name", "last_name")}
+            args.update({"phone_number": SUPERVISOR["phone_number"]} if app == "phone" else {"email": SUPERVISOR["email"]})
+            self._must(f"{app}.signup", {**args, "password": pw})
+            self._verify(app, args)
+            sup.AccountPassword(supervisor_id=sid, account_name=app, password=pw).save()
+            if app in SOCIAL_APPS:
+                cargs = {k: CONTACT[k] for k in ("first_name", "last_name")}
+                cargs.update({"phone_number": CONTACT["phone_number"]} if app == "phone" else {"email": CONTACT["email"]})
+                self._must(f"{app}.signup", {**cargs, "password": _password(app, "contact")})
+                self._verify(app, cargs)
+            username = SUPERVISOR["phone_number"] if app == "phone" else SUPERVISOR["email"]
+            tokens[app] = self._must(f"{app}.login", {"username": username, "password": pw})["access_token"]
+        # a few records per app, through the apps' own public create APIs
+        t = tokens
+        self._must("phone.add_contact", {"access_token": t["phone"], "first_name": CONTACT["first_name"], "last_name": CONTACT["last_name"], "phone_number": CONTACT["phone_number"], "email": CONTACT["email"]})
+        self._must("phone.create_alarm", {"access_token": t["phone"], "time": "07:30", "label": "Wake up"})
+        self._must("phone.send_text_message", {"access_token": t["phone"], "phone_number": CONTACT["phone_number"], "message": "Lunch on Friday?"})
+        self._must("gmail.send_email", {"access_token": t["gmail"], "email_addresses": [CONTACT["email"]], "subject": "Trip plans", "body": "Shall we book the cabin for June?"})
+        self._must("simple_note.create_note", {"access_token": t["simple_note"], "title": "Groceries", "content": "eggs, oat milk, basil"})
+        project = self._must("todoist.create_project", {"access_token": t["todoist"], "name": "Home"})
+        self._must("todoist.create_task", {"access_token": t["todoist"], "project_id": project["project_id"], "title": "Fix the porch light"})
+        self._must("file_system.create_directory", {"access_token": t["file_system"], "directory_path": "~/documents/", "recursive": True})
+        self._must("file_system.create_file", {"access_token": t["file_system"], "file_path": "~/documents/todo.txt", "content": "renew passport"})
+        self._must("splitwise.create_group", {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]})
+        self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
+        self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
+        self._must("amazon.add_address", {"access_token": t["amazon"], "name": "Home", "street_address": "12 Alder Lane", "city": "Springfield", "state": "Oregon", "country": "United States", "zip_code": 97477})
+
+    def fresh(self) -> list[tuple[str, str, bytes]]:
+        if self._fresh is None:
+            random.seed(self.seed)
+            self._build_fresh()
+            self._remember_all()
+            self._fresh = self._parts()
+        return self._fresh
+
+    def catalog(self) -> list[dict[str, Any]]:
+        return public_api_docs()
+
+
+def make_backend(options: dict[str, Any]) -> AppWorldBackend:
+    return AppWorldBackend(options)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# script mode
+# ---------------------------------------------------------------------------------------------------------------
+def _bench(n: int) -> dict[str, float]:
+    t0 = _CLOCK[0]()
+    backend = AppWorldBackend({})
+    t1 = _CLOCK[0]()
+    fresh = backend.fresh()
+    t2 = _CLOCK[0]()
+    token = None
+    pw = _password("phone", "supervisor")
+    r = backend.invoke(fresh, "phone.login", {"username": SUPERVISOR["phone_number"], "password": pw})
+    token = r["output"]["access_token"]
+    logged = r["parts"]
+    t3 = _CLOCK[0]()
+    for _ in range(n):
+        backend.invoke(logged, "phone.show_alarms", {"access_token": token})
+    t4 = _CLOCK[0]()
+    r = backend.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:00"})
+    changed = r["parts"]
+    t5 = _CLOCK[0]()
+    for i in range(n):
+        backend.invoke(changed if i % 2 else fresh, "phone.show_alarms", {"access_token": token})
+    t6 = _CLOCK[0]()
+    for _ in range(n):
+        backend.current.clear()  # forget what is loaded: every app is copied back
+        backend._restore(fresh)
+    t7 = _CLOCK[0]()
+    return {
+        "start_s": t1 - t0,
+        "fresh_s": t2 - t1,
+        "read_call_ms": (t4 - t3) / n * 1000,
+        "write_call_ms": (t5 - t4) * 1000,
+        "read_call_with_reset_ms": (t6 - t5) / n * 1000,
+        "full_reset_ms": (t7 - t6) / n * 1000,
+        "state_bytes": sum(len(d) for _, _, d in fresh),
+    }
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["catalog"] and len(argv) == 2:
+        docs = public_api_docs()
+        tmp = argv[1] + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(docs, fh, ensure_ascii=False)
+        os.replace(tmp, argv[1])
+        return 0
+    if argv[:1] == ["decrypt"] and len(argv) == 3:
+        decrypt(argv[1], argv[2])
+        return 0
+    if argv[:1] == ["bench"]:
+        print(json.dumps(_bench(int(argv[1]) if len(argv) > 1 else 50)))
+        return 0
+    print("usage: appworld_server.py catalog OUT.json | decrypt BUNDLE DEST | bench [N]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

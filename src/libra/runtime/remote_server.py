@@ -1,0 +1,296 @@
+"""Server side of :mod:`libra.runtime.remote`: runs inside a *foreign* Python environment.
+
+Why a separate file: a catalog whose dependencies clash with ours (AppWorld pins pydantic<2...) lives in its own
+virtual environment, whose interpreter has only the standard library and the foreign packages. This file is
+therefore standard-library only, never imports ``libra``, and is started by path::
+
+    <foreign python> -I remote_server.py --backend /path/to/backend.py[:factory]
+    <foreign python> -I remote_server.py --backend some.module[:factory]
+
+The factory (default ``make_backend``) is called with the options dict of the ``init`` message and returns a
+*backend*, an object with:
+
+- ``fresh() -> [(name, key, data), ...]``: the initial state as content-addressed parts (``key`` is a content
+  hash of ``data``; equal keys must mean interchangeable data, see :func:`content_key`).
+- ``invoke(parts, tool, args) -> dict`` with ``status`` ("success" | "rejected" | "error"), ``output`` (plain
+  data), ``error`` (str or None), ``state_changes`` (plain data) and ``parts`` (the complete new state, same form
+  as ``fresh()``; unchanged parts keep their key). It must not assume ``parts`` is the state it left behind.
+- optionally ``catalog() -> [tool dict, ...]`` and ``load_state(config) -> parts``.
+
+Wire format (both directions): frames of an 8-byte big-endian length followed by a pickle of plain data (tuples,
+lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
+misbehaving tool cannot make the caller run code. Requests::
+
+    ("init", options, memory_mb, allow_network, cache_size) -> ("ready", info) | ("failed", text)
+    ("catalog", id)                                         -> ("catalog", id, [tool dict...])
+    ("fresh", id) / ("load", id, config)                    -> ("state", id, items)
+    ("call", id, items, tool, args)                         -> ("done", id, record, items) | ("miss", id, [keys])
+    ("close",)
+
+``items`` are ``(name, key, data-or-None)``: ``None`` means "the receiver already holds this key". The server
+keeps a bounded LRU of parts; the client mirrors it and sends only keys for those, and the server answers "miss"
+when it evicted one. Isolation is set up here, in the child: outbound network blocked (socket calls raise
+``PermissionError``) and the address space capped with ``RLIMIT_AS`` at its size after start-up + memory_mb.
+Anything the backend prints goes to stderr, because stdout carries the protocol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import os
+import pickle
+import struct
+import sys
+import traceback
+from collections import OrderedDict
+from typing import Any, BinaryIO
+
+PROTOCOL = 4  # readable by every Python 3.8+ on the other side
+NETWORK_DISABLED = "network disabled during library construction"
+_HEADER = struct.Struct(">Q")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# helpers a backend may use
+# ---------------------------------------------------------------------------------------------------------------
+def content_key(data: bytes) -> str:
+    """Content hash used as a part key."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def error_text(exc: BaseException) -> str:
+    msg = str(exc)
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# framing
+# ---------------------------------------------------------------------------------------------------------------
+def write_frame(stream: BinaryIO, obj: Any) -> None:
+    blob = pickle.dumps(obj, protocol=PROTOCOL)
+    stream.write(_HEADER.pack(len(blob)))
+    stream.write(blob)
+    stream.flush()
+
+
+def read_exact(stream: BinaryIO, n: int) -> bytes:
+    chunks = []
+    while n:
+        chunk = stream.read(n)
+        if not chunk:
+            raise EOFError("the other side closed the pipe")
+        chunks.append(chunk)
+        n -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(stream: BinaryIO) -> Any:
+    (size,) = _HEADER.unpack(read_exact(stream, _HEADER.size))
+    return pickle.loads(read_exact(stream, size))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# isolation (same policy as libra.runtime.isolation, re-implemented because this file cannot import libra)
+# ---------------------------------------------------------------------------------------------------------------
+def _deny_network(*_args: Any, **_kwargs: Any) -> Any:
+    raise PermissionError(NETWORK_DISABLED)
+
+
+def block_network() -> None:
+    import socket
+
+    for name in ("connect", "connect_ex", "sendto", "sendmsg"):
+        setattr(socket.socket, name, _deny_network)
+    socket.create_connection = _deny_network  # type: ignore[assignment]
+    socket.getaddrinfo = _deny_network  # type: ignore[assignment]
+
+
+def limit_memory(memory_mb: float | None) -> None:
+    if not memory_mb:
+        return
+    import resource
+
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            current = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        current = 0
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = current + int(memory_mb * 2**20)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# backend loading
+# ---------------------------------------------------------------------------------------------------------------
+def load_factory(spec: str) -> Any:
+    """``path/to/file.py[:factory]`` (loaded by path) or ``package.module[:factory]``; factory defaults to make_backend."""
+    target, sep, attr = spec.rpartition(":")
+    if not sep or "/" in attr or attr.endswith(".py"):
+        target, attr = spec, "make_backend"
+    if target.endswith(".py") or os.sep in target:
+        name = "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10]
+        mod_spec = importlib.util.spec_from_file_location(name, target)
+        if mod_spec is None or mod_spec.loader is None:
+            raise ImportError(f"cannot load a backend from {target!r}")
+        module = importlib.util.module_from_spec(mod_spec)
+        sys.modules[name] = module
+        mod_spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    return getattr(module, attr)
+
+
+class _Store:
+    """Bounded LRU of parts (key -> data), mirrored by the client."""
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(1, int(capacity))
+        self.items: OrderedDict[str, Any] = OrderedDict()
+
+    def put(self, key: str, data: Any) -> None:
+        self.items[key] = data
+        self.items.move_to_end(key)
+        while len(self.items) > self.capacity:
+            self.items.popitem(last=False)
+
+    def get(self, key: str) -> Any:
+        self.items.move_to_end(key)
+        return self.items[key]
+
+
+def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, Any], ...]:
+    """Backend parts -> wire items, storing every part and leaving out data the client holds (``known``)."""
+    out = []
+    for name, key, data in parts:
+        store.put(key, data)
+        out.append((str(name), str(key), None if key in known else data))
+    return tuple(out)
+
+
+def serve(inp: BinaryIO, out: BinaryIO) -> None:
+    """Answer requests until ``close`` or end of input."""
+    try:
+        msg = read_frame(inp)
+    except EOFError:
+        return
+    if msg[0] != "init":
+        write_frame(out, ("failed", f"expected an init request, got {msg[0]!r}"))
+        return
+    _, options, memory_mb, allow_network, cache_size = msg
+    try:
+        if not allow_network:
+            block_network()
+        backend = FACTORY(dict(options or {}))
+        limit_memory(memory_mb)
+        write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0]}))
+    except BaseException as exc:  # noqa: BLE001 - report why the backend cannot be built, then exit
+        traceback.print_exc(file=sys.stderr)
+        write_frame(out, ("failed", error_text(exc)))
+        return
+    store = _Store(cache_size)
+
+    while True:
+        try:
+            msg = read_frame(inp)
+        except EOFError:
+            return
+        kind = msg[0]
+        if kind == "close":
+            return
+        req_id = msg[1]
+        try:
+            if kind == "call":
+                _, _, items, tool, args = msg
+                missing = [key for _, key, data in items if data is None and key not in store.items]
+                if missing:
+                    write_frame(out, ("miss", req_id, missing))
+                    continue
+                parts = []
+                for name, key, data in items:
+                    if data is None:
+                        data = store.get(key)
+                    else:
+                        store.put(key, data)
+                    parts.append((name, key, data))
+                try:
+                    result = backend.invoke(parts, tool, args)
+                    record = {
+                        "status": result.get("status", "success"),
+                        "output": result.get("output"),
+                        "error": result.get("error"),
+                        "state_changes": result.get("state_changes") or {},
+                    }
+                    new_parts = result.get("parts") or parts
+                except MemoryError as exc:
+                    record = {"status": "error", "output": None, "error": error_text(exc) + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""), "state_changes": {}}
+                    new_parts = parts
+                except Exception as exc:  # noqa: BLE001 - a tool's exception is an error record
+                    record = {"status": "error", "output": None, "error": error_text(exc), "state_changes": {}}
+                    new_parts = parts
+                sent = {key for _, key, _ in items}
+                new_items = _wire(new_parts, store, sent)
+                same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [n for n, _, _ in items]
+                write_frame(out, ("done", req_id, record, None if same else new_items))
+            elif kind == "fresh":
+                write_frame(out, ("state", req_id, _wire(backend.fresh(), store, set())))
+            elif kind == "load":
+                loader = getattr(backend, "load_state", None)
+                if loader is None:
+                    raise RuntimeError("this backend has no load_state(config): it cannot start from a task's configuration")
+                write_frame(out, ("state", req_id, _wire(loader(msg[2]), store, set())))
+            elif kind == "catalog":
+                lister = getattr(backend, "catalog", None)
+                if lister is None:
+                    raise RuntimeError("this backend has no catalog(): pass the catalog to the client")
+                write_frame(out, ("catalog", req_id, list(lister())))
+            else:
+                write_frame(out, ("raise", req_id, f"unknown request {kind!r}"))
+        except MemoryError as exc:
+            write_frame(out, ("raise", req_id, f"the server ran out of memory ({error_text(exc)})"))
+        except Exception as exc:  # noqa: BLE001 - a broken backend: tell the client, keep serving
+            traceback.print_exc(file=sys.stderr)
+            write_frame(out, ("raise", req_id, error_text(exc)))
+
+
+FACTORY: Any = None
+
+
+def main(argv: list[str]) -> int:
+    global FACTORY
+    if len(argv) != 2 or argv[0] != "--backend":
+        print("usage: remote_server.py --backend PATH.py[:factory] | module[:factory]", file=sys.stderr)
+        return 2
+    # stdout/stdin carry the protocol: keep private copies and point fd 1 at stderr and fd 0 at /dev/null, so a
+    # backend that prints or reads cannot corrupt the stream.
+    out = os.fdopen(os.dup(1), "wb")
+    inp = os.fdopen(os.dup(0), "rb")
+    os.dup2(2, 1)
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    sys.stdout = sys.stderr
+    try:
+        FACTORY = load_factory(argv[1])
+    except BaseException as exc:  # noqa: BLE001
+        traceback.print_exc(file=sys.stderr)
+        try:
+            read_frame(inp)
+        except EOFError:
+            pass
+        write_frame(out, ("failed", f"cannot load backend {argv[1]!r}: {error_text(exc)}"))
+        return 1
+    serve(inp, out)
+    # skip interpreter teardown: a backend's non-daemon threads (e.g. an ASGI test client's portal) would keep the
+    # process alive until the client kills it
+    out.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

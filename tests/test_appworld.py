@@ -1,0 +1,169 @@
+"""AppWorld: catalog, tasks and the out-of-process runtime in AppWorld's own environment.
+
+Everything past the pure-conversion tests needs the AppWorld environment (``make appworld``); without it those
+tests skip with that reason, and the benchmark must fail with one actionable line.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from libra.benchmarks import appworld_env
+from libra.benchmarks.appworld import (
+    SUPERVISOR,
+    AppWorldBenchmark,
+    apply_constraints,
+    doc_to_tool,
+    example_schema,
+)
+from libra.benchmarks.registry import get_benchmark
+from libra.errors import MissingDependencyError
+
+needs_env = pytest.mark.skipif(not appworld_env.is_ready(), reason="AppWorld environment not set up (make appworld)")
+
+
+# -- pure conversion (no environment needed) ---------------------------------------------------------------------
+def test_constraints_become_json_schema():
+    assert apply_constraints({"type": "number"}, ["value >= 0.0, <= 5.0"]) == {"type": "number", "minimum": 0.0, "maximum": 5.0}
+    assert apply_constraints({"type": "integer"}, ["value > 0.0"]) == {"type": "integer", "exclusiveMinimum": 0}
+    assert apply_constraints({"type": "string"}, ["length >= 1, <= 10"]) == {"type": "string", "minLength": 1, "maxLength": 10}
+    assert apply_constraints({"type": "string"}, ["value in ['asc', 'desc']"])["enum"] == ["asc", "desc"]
+    assert apply_constraints({"type": "string"}, ["value is email address"])["format"] == "email"
+    assert apply_constraints({"type": "string"}, ["something new"])["x-constraints"] == ["something new"]
+
+
+def test_doc_to_tool():
+    doc = {
+        "app_name": "phone",
+        "api_name": "create_alarm",
+        "path": "/phone/alarms",
+        "method": "POST",
+        "description": "Create an alarm.",
+        "parameters": [
+            {"name": "time", "type": "string", "required": True, "description": "HH:MM", "default": None, "constraints": []},
+            {"name": "days", "type": "list[string]", "required": False, "description": "d", "default": None, "constraints": []},
+            {"name": "x", "type": "number | integer | string", "required": False, "description": "x", "default": 3, "constraints": []},
+        ],
+        "response_schemas": {"success": {"message": "string", "alarm_id": 1, "at": "2019-01-01T00:00:00"}, "failure": {"message": "string"}},
+    }
+    tool = doc_to_tool(doc)
+    assert tool.name == "phone.create_alarm" and tool.group == "phone"
+    assert tool.required == ["time"]
+    assert tool.param_schema("days") == {"type": "array", "items": {"type": "string"}, "description": "d", "default": None}
+    assert tool.param_schema("x")["type"] == ["number", "integer", "string"]
+    assert tool.response["properties"]["alarm_id"] == {"type": "integer"}
+    assert tool.response["properties"]["at"]["format"] == "date-time"
+    assert example_schema([{"a": True}]) == {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "boolean"}}}}
+
+
+def test_paper_rows_and_registry():
+    bench = get_benchmark("appworld")
+    assert isinstance(bench, AppWorldBenchmark)
+    assert set(bench.paper) == {"bm25", "dense", "libra"} and bench.default_k == 15
+    fx = bench.fixtures()
+    assert fx == {"email": SUPERVISOR["email"], "phone_number": SUPERVISOR["phone_number"]}
+    assert not any("password" in k for k in fx)
+
+
+def test_missing_environment_is_one_actionable_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("LIBRA_APPWORLD_VENV", str(tmp_path / "nowhere"))
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
+    from libra.benchmarks import appworld
+
+    appworld.load_catalog.cache_clear()
+    try:
+        with pytest.raises(MissingDependencyError) as exc:
+            AppWorldBenchmark().catalog()
+        msg = str(exc.value)
+        assert "\n" not in msg and "make appworld" in msg and "appworld_env setup" in msg
+        with pytest.raises(MissingDependencyError):
+            AppWorldBenchmark().tasks()
+    finally:
+        appworld.load_catalog.cache_clear()
+
+
+# -- with the AppWorld environment --------------------------------------------------------------------------------
+@needs_env
+def test_catalog_and_tasks():
+    bench = AppWorldBenchmark()
+    cat = bench.catalog()
+    assert len(cat) == 457
+    assert len({t.group for t in cat}) == 11
+    assert "phone.login" in cat and "supervisor.show_account_passwords" in cat
+    login = cat["phone.login"]
+    assert set(login.required) == {"username", "password"}
+    tasks = bench.tasks()
+    assert len(tasks) == 147
+    assert sum(t.metadata["split"] == "train" for t in tasks) == 90
+    assert all("supervisor.show_account_passwords" in t.gold for t in tasks)
+
+
+@pytest.fixture(scope="module")
+def rt():
+    if not appworld_env.is_ready():
+        pytest.skip("AppWorld environment not set up (make appworld)")
+    runtime = AppWorldBenchmark().runtime(workers=1, timeout_s=60)
+    yield runtime
+    runtime.close()
+
+
+def _login(rt, state):
+    pw = {r["account_name"]: r["password"] for r in rt.invoke(state, "supervisor.show_account_passwords", {})[0].output}
+    rec, logged = rt.invoke(state, "phone.login", {"username": SUPERVISOR["phone_number"], "password": pw["phone"]})
+    assert rec.status == "success", rec.error
+    return rec.output["access_token"], logged
+
+
+@needs_env
+def test_fresh_state_has_the_sandbox(rt):
+    s0 = rt.fresh()
+    assert {p.name for p in s0.payload} >= {"phone", "gmail", "supervisor", "spotify"}
+    rec, s = rt.invoke(s0, "supervisor.show_profile", {})
+    assert rec.status == "success" and rec.output["email"] == SUPERVISOR["email"]
+    assert s is s0  # a read changes nothing
+    rec, _ = rt.invoke(s0, "supervisor.show_account_passwords", {})
+    assert {r["account_name"] for r in rec.output} >= {"phone", "gmail", "venmo", "spotify", "amazon"}
+
+
+@needs_env
+def test_login_then_authenticated_call(rt):
+    s0 = rt.fresh()
+    token, logged = _login(rt, s0)
+    rec, _ = rt.invoke(logged, "phone.show_alarms", {"access_token": token})
+    assert rec.status == "success" and [a["label"] for a in rec.output] == ["Wake up"]
+    rec, _ = rt.invoke(logged, "phone.show_alarms", {"access_token": "not-a-token"})
+    assert rec.status == "rejected" and rec.error.startswith("HTTP 401")
+    rec, _ = rt.invoke(s0, "phone.login", {"username": SUPERVISOR["phone_number"], "password": "wrong"})
+    assert rec.status == "rejected"
+    rec, _ = rt.invoke(s0, "phone.create_alarm", {"access_token": token})  # missing required time
+    assert rec.status == "rejected" and rec.error.startswith("HTTP 422")
+
+
+@needs_env
+def test_create_diff_and_restore_round_trip(rt):
+    s0 = rt.fresh()
+    token, logged = _login(rt, s0)
+    rec, s1 = rt.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:15", "label": "Standup"})
+    assert rec.status == "success", rec.error
+    assert s1 != logged
+    alarms = rec.state_changes["phone"]["alarms"]
+    assert [a["label"] for a in alarms["added"]] == ["Standup"] and alarms["removed"] == [] and alarms["changed"] == []
+    changed = {p.name for p, q in zip(s1.payload, logged.payload) if p.key != q.key}
+    assert changed == {"phone"}
+    # restore: the saved state is untouched by the create, any number of times, in any order
+    t0 = time.perf_counter()
+    for state, expected in [(logged, ["Wake up"]), (s1, ["Wake up", "Standup"]), (logged, ["Wake up"]), (s1, ["Wake up", "Standup"])]:
+        rec, _ = rt.invoke(state, "phone.show_alarms", {"access_token": token})
+        assert [a["label"] for a in rec.output] == expected
+    assert time.perf_counter() - t0 < 10
+    # identical calls from identical states give identical states
+    _, s1b = rt.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:15", "label": "Standup"})
+    assert s1b == s1
+    # the update a retrieval library should link to login (paper Figure 4)
+    alarm_id = next(a["alarm_id"] for a in rt.invoke(s1, "phone.show_alarms", {"access_token": token})[0].output if a["label"] == "Standup")
+    rec, s2 = rt.invoke(s1, "phone.update_alarm", {"access_token": token, "alarm_id": alarm_id, "time": "10:00"})
+    assert rec.status == "success"
+    change = rec.state_changes["phone"]["alarms"]["changed"]
+    assert change[0]["after"]["time"] == "10:00"
