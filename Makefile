@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -33,13 +33,27 @@ demo: setup
 test: setup appworld
 	$(BIN)/python -m pytest
 
-bench: setup bench-eval bench-invoke
+BENCH ?= bfcl
+RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
+
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval
+	cd benchmarks && ../$(BIN)/python report.py
+
+# Tables 2-4 and 6 per benchmark: builds (or reuses) each library, then analyses it.
+bench-retrieval: setup appworld
+	for b in $(RETRIEVAL_BENCHES); do $(BIN)/libra analyze $$b --json benchmarks/results/retrieval-$$b.json || exit 1; done
 
 bench-eval: setup
 	$(BIN)/python benchmarks/bench_eval.py
 
 bench-invoke: setup
 	$(BIN)/python benchmarks/bench_invoke.py
+
+bench-build: setup
+	for b in $(BENCH); do $(BIN)/python benchmarks/bench_build.py $$b || exit 1; done
+
+bench-propagation: setup
+	$(BIN)/python benchmarks/bench_propagation.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache

@@ -253,6 +253,7 @@ def analyze_cmd(
     if json_path:
         atomic_write_json(json_path, {
             "benchmark": bench.name, "k": kk, "n_tasks": len(tasks), "results": results,
+            "paper": {m: list(v) for m, v in bench.paper.items()} if kk == bench.default_k else {},
             "table3": bd.to_dict(), "table6": rows, "cases": cases,
             "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
             "library_stats": lib.stats,

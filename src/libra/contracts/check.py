@@ -19,7 +19,7 @@ from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from .offline import OfflineProposer, json_type, schema_type, uncovered_leaves, words
+from .offline import OfflineProposer, json_type, literal_for, schema_type, uncovered_leaves, words
 from .outcome import classify, extract
 from .validate import validate_contract
 
@@ -358,18 +358,29 @@ class _Checker:
         except Exception as exc:  # noqa: BLE001 - a crashing runtime call is an observed error outcome
             return InvocationRecord("error", None, {}, f"{exc.__class__.__name__}: {exc}").to_dict(), state
 
-    def run_pending(self, tool_checks: dict[str, ToolCheck]) -> int:
-        """One pass over every template not yet executed; returns how many ran."""
+    def run_pending(self, tool_checks: dict[str, ToolCheck], fallback: bool = False) -> int:
+        """One pass over every template not yet executed; returns how many ran.
+
+        With ``fallback``, a template whose observations no seen value fits runs once from the fresh state with
+        the values its own metadata suggests, so the tool still yields same-tool feedback for revision (a tool
+        that needs a real upstream value simply fails).
+        """
         ran = 0
         for tool in self.catalog:
             tc = tool_checks.get(tool.name)
-            if tc is None or not tc.valid:
-                continue
+            if tc is None or not tc.valid or not tool.executable:
+                continue  # a tool the runtime cannot execute keeps its proposed contract unchecked
             done = {r.template.name for r in self.runs.get(tool.name, [])}
             for template, check in zip(self.contracts[tool.name].templates, tc.templates):
                 if template.name in done:
                     continue
                 bound = self._bind(tool, template)
+                if bound is None and fallback and template.expected == "success":
+                    args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
+                    for p in template.observations:
+                        ps = tool.param_schema(p)
+                        args[p] = literal_for(p, ps, ps.get("description", ""))
+                    bound = (None, args, {p: {"constructed": True} for p in template.observations})
                 if bound is None:
                     continue
                 parent, args, binds = bound
@@ -472,6 +483,12 @@ def check_contracts(
                 revised.add(tool.name)
         if ran == 0:
             break
+    # Tools whose observations nothing produced get one run with constructed values, for feedback only.
+    if checker.run_pending(tool_checks, fallback=True):
+        for tool in catalog:
+            tc = tool_checks[tool.name]
+            if tc.valid and checker.revise(tool, tc):
+                revised.add(tool.name)
     # A revision may have added exports that now bind other tools' observations: give them one more chance.
     if revised and checker.run_pending(tool_checks):
         for tool in catalog:

@@ -141,8 +141,39 @@ def _described_options(description: str) -> list[str]:
     return [m.group(1)] if m else []
 
 
-def _format_example(description: str, fmt: str | None) -> str | None:
+# Short, valid examples of public encodings (ethanol, a short peptide, ...), for when a call needs one.
+ENCODED_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("inchikey", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N"),
+    ("inchi", "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"),
+    ("selfies", "[C][C][O]"),
+    ("smiles", "CCO"),
+    ("smarts", "[OX2H]"),
+    ("protein sequence", "MKTAYIAKQR"),
+    ("amino acid sequence", "MKTAYIAKQR"),
+    ("peptide", "MKTAYIAKQR"),
+    ("rna sequence", "AUGGCCAUUGUA"),
+    ("dna sequence", "ATGGCCATTGTA"),
+    ("nucleotide sequence", "ATGGCCATTGTA"),
+    ("molecular formula", "C2H6O"),
+    ("chemical formula", "C2H6O"),
+)
+
+
+def encoded_format(name: str, description: str) -> str | None:
+    """The public encoding a string parameter carries, if its name or description names one."""
+    text = " ".join(words(name)) + " " + " ".join(words(description or ""))
+    squashed = " " + text + " "
+    for key, example in ENCODED_EXAMPLES:
+        if f" {key} " in squashed or (" " not in key and key in {w for w in squashed.split()}):
+            return example
+    return None
+
+
+def _format_example(description: str, fmt: str | None, name: str = "") -> str | None:
     """A value for a declared or described date/time/address format (rule 10: dates are constructible)."""
+    encoded = encoded_format(name, description)
+    if encoded is not None:
+        return encoded
     fmt = (fmt or "").lower()
     d = description or ""
     if fmt == "date" or re.search(r"yyyy-mm-dd", d, re.I):
@@ -238,7 +269,7 @@ def literal_for(name: str, schema: dict[str, Any], description: str = "", _depth
         opts = _described_options(description)
         if opts:
             candidates.append(opts[option % len(opts)])
-        fmt = _format_example(description, schema.get("format"))
+        fmt = _format_example(description, schema.get("format"), name)
         if fmt:
             candidates.append(fmt)
         candidates.append(_string_example(name, description))
@@ -372,6 +403,10 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # must match that record.
     if named and not (set(toks) & FREE_VALUE):
         return ParamDecision("observation", "H10 name/key/path/recipient of a pre-existing record (rule 11)")
+    # H10b (registry rules): an encoded structure or sequence (a SMILES or SELFIES string, an InChI, a biological
+    # sequence, a serialized document) is a payload another tool produces; a literal would be long or invented.
+    if t in (None, "string") and encoded_format(name, desc) is not None:
+        return ParamDecision("observation", "H10b encoded value or sequence produced upstream (registry rules)")
     # H11 (rules 3, 10, 13): everything else -- content, criteria, amounts, dates -- is a caller choice; a value
     # is not an observation merely because some tool could output a compatible one.
     return ParamDecision("literal", "H11 freely chosen value (rules 3, 10, 13)")

@@ -72,7 +72,11 @@ class _Progress:
         self._task = None
 
     def __enter__(self) -> "_Progress":
-        if self.enabled:
+        import sys
+
+        self._plain = self.enabled and not sys.stderr.isatty()
+        self._last_plain = 0.0
+        if self.enabled and not self._plain:
             from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
             self._p = Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), transient=False)
@@ -81,20 +85,26 @@ class _Progress:
         return self
 
     def update(self, engine: Engine) -> None:
-        if self._p is None:
+        if self._p is None and not getattr(self, "_plain", False):
             return
         c = engine.counters
         kinds = {"provenance": 0, "compatibility": 0, "state": 0}
         for r in engine.relations.values():
             kinds[r.kind] += 1
         tested = c["provenance_tests"] + c["state_tests"]
-        self._p.update(
-            self._task,
-            description=(
-                f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.probes):,} | "
-                f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
-            ),
+        text = (
+            f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.probes):,} | "
+            f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
         )
+        if self._p is None:  # not a terminal (a log file, CI): a plain line every 15 s
+            import sys
+
+            now = time.perf_counter()
+            if now - self._last_plain >= 15:
+                self._last_plain = now
+                print(text, file=sys.stderr, flush=True)
+            return
+        self._p.update(self._task, description=text)
 
     def __exit__(self, *exc: Any) -> None:
         if self._p is not None:
@@ -145,12 +155,16 @@ def build_library(
             engine.start()
         t_engine = time.perf_counter()
         last_ckpt = time.perf_counter()
+        interval = opts.config.checkpoint_every_s
         with _Progress(opts.progress, f"inducing {bench.name}") as bar:
             while engine.step():
                 bar.update(engine)
-                if ckpt and time.perf_counter() - last_ckpt >= opts.config.checkpoint_every_s:
-                    engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + time.perf_counter() - t0)
+                if ckpt and time.perf_counter() - last_ckpt >= interval:
+                    started = time.perf_counter()
+                    engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + started - t0)
                     last_ckpt = time.perf_counter()
+                    # Checkpoints grow with the build; keep writing them a small share of the wall time.
+                    interval = max(opts.config.checkpoint_every_s, 20 * (last_ckpt - started))
             bar.update(engine)
         relations = engine.result()
         wall = engine.elapsed_before_resume + time.perf_counter() - t0

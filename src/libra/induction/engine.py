@@ -44,12 +44,12 @@ import jsonschema
 from .._io import atomic_write_bytes
 from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
-from ..contracts.offline import literal_for, sentinel_for
+from ..contracts.offline import literal_for, schema_type, sentinel_for
 from ..contracts.outcome import classify, extract
 from ..library import Candidate, Relation, dedupe
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 1
+CHECKPOINT_VERSION = 2  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -95,6 +95,13 @@ class Node:
     depth: int
     values: list[int] = field(default_factory=list)
     creator: int = -1  # the call (in the call log) that led here from the parent
+    by_key: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (provider, export) -> value ids
+    known: set[str] = field(default_factory=set)  # JSON of the values produced here
+
+    def add(self, pv: "PoolValue") -> None:
+        self.values.append(pv.id)
+        self.by_key.setdefault((pv.tool, pv.export), []).append(pv.id)
+        self.known.add(json.dumps(pv.value, sort_keys=True))
 
 
 @dataclass
@@ -134,6 +141,14 @@ def _arg_name(path: str) -> str:
     if p.startswith("["):
         return p[1:].split("]", 1)[0].strip("'\"")
     return p.split(".", 1)[0].split("[", 1)[0]
+
+
+def _scalars(data: Any) -> list[Any]:
+    if isinstance(data, dict):
+        return [x for v in data.values() for x in _scalars(v)]
+    if isinstance(data, (list, tuple)):
+        return [x for v in data for x in _scalars(v)]
+    return [data]
 
 
 def _occurs(value: Any, data: Any, depth: int = 0) -> bool:
@@ -178,14 +193,19 @@ class Engine:
         # candidate index: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
         self.by_provider: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.by_consumer: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        runnable = {t.name for t in catalog if t.executable and t.name in contracts}
         for c in candidates:
+            if c.provider not in runnable or c.consumer not in runnable:
+                continue  # compositions with a tool the runtime cannot execute are counted, never tested
             self.by_provider.setdefault((c.provider, c.provider_field), []).append((c.consumer, c.consumer_input))
             self.by_consumer.setdefault((c.consumer, c.consumer_input), set()).add((c.provider, c.provider_field))
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
+        self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
         self.values: list[PoolValue] = []
         self.calls: list[CallInfo] = []
+        self.call_values: dict[int, list[int]] = {}  # call id -> the pool values it produced
         # Binding items (a new value offered to a candidate input) go first: they are the candidate tests. Probes
         # (a template re-run from a new state) explore; they wait and have their own budget.
         self.queue: deque[Item] = deque()
@@ -216,7 +236,7 @@ class Engine:
         for name in sorted(self.fixtures):
             pv = PoolValue(len(self.values), FIXTURE, name, self.fixtures[name], 0, -1)
             self.values.append(pv)
-            root.values.append(pv.id)
+            root.add(pv)
         order = [t.name for t in self.catalog if t.executable and t.name in self.contracts]
         random.Random(self.config.seed).shuffle(order)
         for name in order:
@@ -273,7 +293,7 @@ class Engine:
         tmpl = self.contracts[item.tool].templates[item.template]
         fixed = dict(item.fixed)
         required = set(tool.required)
-        visible: list[PoolValue] | None = None
+        lineage: list[Node] | None = None
         args: dict[str, Any] = {}
         used: dict[str, int] = {}
         for param, arg in tmpl.arguments.items():
@@ -287,23 +307,9 @@ class Engine:
                         return None
                     args[param], used[param] = val, pv.id
                     continue
-                if visible is None:
-                    visible = [self.values[v] for n in self._lineage(item.node) for v in n.values]
-                allowed = self.by_consumer.get((item.tool, param), set())
-                best: tuple[Any, ...] | None = None
-                for pv in visible:
-                    sim = self.similarity(pv.export, param)
-                    if pv.tool == FIXTURE:
-                        if sim <= self.config.tau:
-                            continue
-                    elif (pv.tool, pv.export) not in allowed or pv.tool == item.tool or sim < self.config.fill_alignment:
-                        continue
-                    val = self._fits(tool, param, pv.value)
-                    if val is None:
-                        continue
-                    rank = (pv.call == prefer_call, sim, self.nodes[pv.node].depth, -pv.id)
-                    if best is None or rank > best[0]:
-                        best = (rank, pv, val)
+                if lineage is None:
+                    lineage = self._lineage(item.node)
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call)
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -316,11 +322,73 @@ class Engine:
                 args[param], used[param] = best[2], best[1].id
         return args, used
 
+    def _ranked_keys(self, consumer: str, param: str) -> list[tuple[float, tuple[str, str]]]:
+        """(similarity, (provider, export)) pairs that may fill an input, best match first (static, cached)."""
+        cache_key = (consumer, param)
+        keys = self._key_cache.get(cache_key)
+        if keys is None:
+            keys = []
+            for prov, export in self.by_consumer.get(cache_key, set()):
+                sim = self.similarity(export, param)
+                if prov != consumer and sim >= self.config.fill_alignment:
+                    keys.append((sim, (prov, export)))
+            for name in self.fixtures:
+                sim = self.similarity(name, param)
+                if sim > self.config.tau:
+                    keys.append((sim, (FIXTURE, name)))
+            keys.sort(key=lambda x: (-x[0], x[1]))
+            self._key_cache[cache_key] = keys
+        return keys
+
+    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None) -> tuple[Any, ...] | None:
+        """The pool value an incidental fill takes: the calling provider's own value first, then the best-named
+        producer, then the deepest state, then the oldest value."""
+        keys = self._ranked_keys(consumer, param)
+        allowed = {k: sim for sim, k in keys}
+        best: tuple[Any, ...] | None = None
+        if prefer_call is not None:
+            for vid in self.call_values.get(prefer_call, ()):
+                pv = self.values[vid]
+                sim = allowed.get((pv.tool, pv.export))
+                if sim is None:
+                    continue
+                val = self._fits(tool, param, pv.value)
+                if val is not None:
+                    rank = (True, sim, self.nodes[pv.node].depth, -pv.id)
+                    if best is None or rank > best[0]:
+                        best = (rank, pv, val)
+            if best is not None:
+                return best
+        for sim, key in keys:
+            if best is not None and sim < best[0][1]:
+                break
+            for n in lineage:  # deepest first: the first fitting value of a key is its best
+                hit = None
+                for vid in n.by_key.get(key, ()):
+                    pv = self.values[vid]
+                    val = self._fits(tool, param, pv.value)
+                    if val is not None:
+                        hit = (pv, val)
+                        break
+                if hit is not None:
+                    rank = (False, sim, n.depth, -hit[0].id)
+                    if best is None or rank > best[0]:
+                        best = (rank, hit[0], hit[1])
+                    break
+        return best
+
     def control_value(self, tool: Tool, param: str, observed: Any) -> tuple[bool, Any]:
         """An independently constructed replacement for ``param``: (omit?, literal)."""
         if param not in tool.required:
             return True, None
         schema = tool.param_schema(param)
+        # A string that must refer to something (a name, a token, an encoded structure) gets a neutral
+        # placeholder: a plausible-looking guess could name an existing record or be a valid structure by luck.
+        # Numbers and closed sets get the proposer's ordinary literal, since any value of those is legitimate.
+        if schema_type(schema) in (None, "string") and "enum" not in schema:
+            for lit in ("libra_control_value", sentinel_for(schema)):
+                if lit is not None and lit != observed and self._fits(tool, param, lit) is not None:
+                    return False, lit
         for option in range(3):
             lit = literal_for(param, schema, schema.get("description", ""), option=option)
             if lit != observed and self._fits(tool, param, lit) is not None:
@@ -419,18 +487,21 @@ class Engine:
             # record named by a value it was given). A call that changes nothing only echoes what is already
             # known on this path, and crediting it would let a consumer "depend" on whichever read repeated the
             # value last.
-            known = {json.dumps(self.values[v].value, sort_keys=True) for n in self._lineage(node.id) for v in n.values}
+            lineage_known = [n.known for n in self._lineage(node.id)]
+            # what the call was given: a read that hands one of its inputs back has produced nothing new
+            given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
             for ex in extract(contract, args, rec):
                 export = contract.export(ex.name)
                 if export is None or not export.propagate:
                     continue
-                if not changed and json.dumps(ex.value, sort_keys=True) in known:
+                if not changed and json.dumps(ex.value, sort_keys=True) in given:
                     continue
                 if changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                     continue  # a value it was given and did not write into the state: still the original's
-                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=json.dumps(ex.value, sort_keys=True) in known)
+                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=any(json.dumps(ex.value, sort_keys=True) in k for k in lineage_known))
                 self.values.append(pv)
-                target.values.append(pv.id)
+                target.add(pv)
+                self.call_values.setdefault(call_id, []).append(pv.id)
                 fresh_values.append(pv)
             for pv in fresh_values:
                 for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
@@ -562,7 +633,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
@@ -576,6 +647,8 @@ class Engine:
         except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
             return False
         if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
+            return False
+        if any(k not in payload for k in self._CHECKPOINTED):
             return False
         for k in self._CHECKPOINTED:
             setattr(self, k, payload[k])

@@ -1,0 +1,85 @@
+"""Library construction cost (paper Table 5 columns): ``libra build BENCHMARK`` on this machine.
+
+Writes benchmarks/results/build-<benchmark>.json with the library statistics and the wall time, plus the
+relation checks the issues name (well-known prerequisites found or not). Run: make bench-build [BENCH=bfcl]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from _common import save
+
+# Relations a user of these APIs knows; reported (not asserted) so a regression shows up in the results file.
+EXPECTED = {
+    "bfcl": [
+        ("GorillaFileSystem.touch", "GorillaFileSystem.tail", "state"),
+        ("VehicleControlAPI.lockDoors", "VehicleControlAPI.startEngine", "state"),
+        ("VehicleControlAPI.pressBrakePedal", "VehicleControlAPI.startEngine", "state"),
+        ("TravelAPI.authenticate_travel", "TravelAPI.book_flight", "provenance"),
+        ("MessageAPI.message_login", "MessageAPI.send_message", None),
+        ("TwitterAPI.authenticate_twitter", "TwitterAPI.post_tweet", None),
+        ("TicketAPI.ticket_login", "TicketAPI.create_ticket", None),
+        ("TradingBot.trading_login", "TradingBot.fund_account", None),
+    ],
+    "scitooleval": [("SELFIEStoSMILES", "GetNPR2", "provenance")],
+    "appworld": [
+        ("phone.login", "phone.update_alarm", None),
+        ("supervisor.show_account_passwords", "phone.login", "provenance"),
+    ],
+}
+PAPER = {
+    "bfcl": {"tools": 128, "candidates": 12762, "value_relations": 595, "state_relations": 77, "wall": "4:28", "cpus": 96},
+    "scitooleval": {"tools": 477, "candidates": 163608, "value_relations": 732, "state_relations": 0, "wall": "20:45", "cpus": 96},
+    "appworld": {"tools": 473, "candidates": 581690, "value_relations": 1946, "state_relations": 0, "wall": "260:40", "cpus": 96},
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("benchmark", nargs="?", default="bfcl")
+    ap.add_argument("--workers", type=int, default=None)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="libra-bench-build-") as tmp:
+        out = os.path.join(tmp, "lib.json.gz")
+        show = os.path.join(tmp, "show.json")
+        cmd = [sys.executable, "-m", "libra.cli", "build", args.benchmark, "--out", out, "--quiet", "--no-resume"]
+        if args.workers is not None:
+            cmd += ["--workers", str(args.workers)]
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if proc.returncode != 0:
+            sys.exit(f"libra build failed: {proc.stderr.strip()}")
+        subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True)
+        data = json.load(open(show))
+    edges = data["edges"]
+    found = []
+    for p, c, kind in EXPECTED.get(args.benchmark, []):
+        kinds = sorted({e["kind"] for e in edges if e["provider"] == p and e["consumer"] == c})
+        found.append({"provider": p, "consumer": c, "expected_kind": kind, "found_kinds": kinds, "ok": bool(kinds) and (kind is None or kind in kinds)})
+    stats = data["stats"]
+    payload = {
+        "benchmark": args.benchmark,
+        "command": " ".join(["libra"] + cmd[3:]),
+        "process_wall_seconds": round(wall, 1),
+        "stats": stats,
+        "expected_relations": found,
+        "paper_table5": PAPER.get(args.benchmark),
+        "target_wall_seconds": {"bfcl": 60, "scitooleval": 600, "appworld": 3600}.get(args.benchmark),
+    }
+    path = save(f"build-{args.benchmark}", payload)
+    print(f"{args.benchmark}: {stats['tools']} tools, {stats['candidate_compositions']:,} candidates, "
+          f"{stats['value_relations']} value + {stats['state_relations']} state relations, wall {stats['wall_seconds']:.1f}s -> {path}")
+    for f in found:
+        print(f"  {'ok ' if f['ok'] else 'MISSING'} {f['provider']} -> {f['consumer']} {f['found_kinds']}")
+
+
+if __name__ == "__main__":
+    main()
