@@ -134,9 +134,28 @@ def _smiles(mol: "Chem.Mol") -> str:
 
 
 def _conformer(mol: "Chem.Mol") -> "Chem.Mol":
-    """The molecule with explicit hydrogens and one seeded ETKDGv3 conformer."""
+    """The molecule with explicit hydrogens and one seeded ETKDGv3 conformer.
+
+    Embedding is by far the most expensive step and every 3D descriptor needs it, so conformers are cached per
+    canonical SMILES (the embedding is seeded, hence the same molecule always gets the same conformer).
+    """
     if mol.GetNumConformers() and mol.GetConformer().Is3D():
         return mol
+    kind, value = _embedded(Chem.MolToSmiles(mol))
+    if kind == "reject":
+        raise _Reject(value)
+    return Chem.Mol(value)
+
+
+@functools.lru_cache(maxsize=512)
+def _embedded(smiles: str) -> tuple[str, Any]:
+    try:
+        return "ok", _embed(Chem.MolFromSmiles(smiles))
+    except _Reject as exc:
+        return "reject", str(exc)
+
+
+def _embed(mol: "Chem.Mol") -> "Chem.Mol":
     molh = Chem.AddHs(mol)
     if molh.GetNumAtoms() > _MAX_ATOMS_3D:
         raise _Reject(f"molecule too large for a 3D conformer ({molh.GetNumAtoms()} atoms > {_MAX_ATOMS_3D})")

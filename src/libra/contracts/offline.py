@@ -388,6 +388,11 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # right type would fail, so success needs the exact runtime value.
     if last in ISSUED_IDENTITY or (t == "integer" and "id" in comp):
         return ParamDecision("observation", "H6 system-issued identifier/token/handle/code (rules 4, 6, 11)")
+    # H6b (rules 4, 11): the description's head noun is an identifier or code ("The zipcode of the first city",
+    # "The ID of the order"), even when the parameter's own name does not say so.
+    m = re.match(r"\s*(?:the|a|an)\s+([a-z0-9 _-]{1,30}?)\s+(?:of|for|to|from)\b", desc.lower())
+    if t in (None, "string", "integer") and m and (set(m.group(1).replace("-", " ").split()) & ISSUED_IDENTITY or m.group(1).replace(" ", "").endswith("code")):
+        return ParamDecision("observation", "H6b described as an identifier or code (rules 4, 11)")
     # H7 (rules 5, 11): the description says the value must already exist or identify a particular record.
     if _has_phrase(desc, EXISTING_CUES):
         return ParamDecision("observation", "H7 description says the value must already exist (rules 5, 11)")

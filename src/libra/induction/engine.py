@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import random
 import time
 from collections import deque
@@ -47,9 +48,10 @@ from ..contracts.model import Contract
 from ..contracts.offline import literal_for, schema_type, sentinel_for
 from ..contracts.outcome import classify, extract
 from ..library import Candidate, Relation, dedupe
+from ..retrieval.fields import humanize
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 2  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 5  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -65,6 +67,8 @@ class BuildConfig:
     max_depth: int = 3  # longest chain of state-changing calls from the fresh state
     sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
     tests_per_pair: int = 3  # counterfactual tests per (provider, field, consumer, input) before giving up
+    offers_per_pair: int = 8  # values offered per (provider field, consumer input) before the pair is left alone
+    values_per_export: int = 3  # values one call contributes per export (list elements beyond are alike)
     fill_alignment: float = 0.5  # name similarity an incidental fill needs (candidate tests themselves need none)
     seed: int = 0
     batch_size: int = 512
@@ -102,6 +106,7 @@ class Node:
         self.values.append(pv.id)
         self.by_key.setdefault((pv.tool, pv.export), []).append(pv.id)
         self.known.add(json.dumps(pv.value, sort_keys=True))
+        self.known.add(json.dumps([pv.tool, pv.export, pv.value], sort_keys=True))
 
 
 @dataclass
@@ -210,12 +215,13 @@ class Engine:
         # (a template re-run from a new state) explore; they wait and have their own budget.
         self.queue: deque[Item] = deque()
         self.probes: deque[Item] = deque()
-        self.seen_items: set[tuple[str, str, str]] = set()
+        self.seen_items: set[tuple[str, ...]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self.per_tool: dict[str, int] = {}
         self.per_tool_probes: dict[str, int] = {}
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
+        self.pair_offers: dict[tuple[str, str, str, str], int] = {}
         self.relations: dict[tuple, Relation] = {}
         self.counters: dict[str, int] = {
             "work_items": 0,
@@ -332,8 +338,12 @@ class Engine:
                 sim = self.similarity(export, param)
                 if prov != consumer and sim >= self.config.fill_alignment:
                     keys.append((sim, (prov, export)))
+            desc = " " + " ".join(re.findall(r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower())) + " "
             for name in self.fixtures:
                 sim = self.similarity(name, param)
+                # A sandbox fact also fits an input whose description names it ("Your account phone_number.").
+                if f" {humanize(name)} " in desc:
+                    sim = max(sim, 1.0)
                 if sim > self.config.tau:
                     keys.append((sim, (FIXTURE, name)))
             keys.sort(key=lambda x: (-x[0], x[1]))
@@ -425,11 +435,16 @@ class Engine:
             if bound is None:
                 continue
             args, used = bound
-            key = _key(self.nodes[item.node].state, item.tool, args)
+            call_key = _key(self.nodes[item.node].state, item.tool, args)
+            # The same call credited to different providers is a different test (its outcome is memoised, so
+            # only the credit is new); the same call with the same credit is a repeat.
+            credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
+            key = call_key + (json.dumps(credit),)
             if key in self.seen_items:
                 continue
             self.seen_items.add(key)
-            budget[item.tool] = budget.get(item.tool, 0) + 1
+            if call_key not in self.memo:  # budgets bound execution; a memoised repeat costs nothing
+                budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
         if not batch:
             return bool(self.queue or self.probes)
@@ -490,10 +505,19 @@ class Engine:
             lineage_known = [n.known for n in self._lineage(node.id)]
             # what the call was given: a read that hands one of its inputs back has produced nothing new
             given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
+            per_export: dict[str, int] = {}
             for ex in extract(contract, args, rec):
                 export = contract.export(ex.name)
                 if export is None or not export.propagate:
                     continue
+                # A long list (fingerprint bits, search hits) is one kind of value many times over: a few
+                # elements represent it, and each (tool, export, value) enters a path's pool once.
+                if per_export.get(ex.name, 0) >= cfg.values_per_export:
+                    continue
+                vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
+                if any(vkey in n.known for n in self._lineage(target.id)):
+                    continue
+                per_export[ex.name] = per_export.get(ex.name, 0) + 1
                 if not changed and json.dumps(ex.value, sort_keys=True) in given:
                     continue
                 if changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
@@ -508,6 +532,11 @@ class Engine:
                     pair = (pv.tool, pv.export, consumer, param)
                     if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations:
                         continue
+                    # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
+                    if self.pair_offers.get(pair, 0) >= cfg.offers_per_pair:
+                        self.counters["skipped_implied"] += 1
+                        continue
+                    self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
                     for ti, tmpl in enumerate(self.contracts[consumer].templates):
                         arg = tmpl.arguments.get(param)
                         if tmpl.expected == "success" and arg is not None and arg.kind == "observation":
@@ -633,7 +662,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
