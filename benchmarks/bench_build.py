@@ -46,8 +46,13 @@ def main() -> None:
     ap.add_argument("benchmark", nargs="?", default="bfcl")
     ap.add_argument("--workers", type=int, default=None)
     args = ap.parse_args()
+    from libra.benchmarks.registry import get_benchmark
+    from libra.retrieval.graph_methods import default_library_path
+
+    bench = get_benchmark(args.benchmark)
+    # The library goes where `libra eval/analyze` look for it, so the retrieval benchmarks use this very build.
+    out = str(default_library_path(bench, bench.catalog()))
     with tempfile.TemporaryDirectory(prefix="libra-bench-build-") as tmp:
-        out = os.path.join(tmp, "lib.json.gz")
         show = os.path.join(tmp, "show.json")
         cmd = [sys.executable, "-m", "libra.cli", "build", args.benchmark, "--out", out, "--quiet", "--no-resume"]
         if args.workers is not None:

@@ -514,6 +514,8 @@ class Engine:
                 # elements represent it, and each (tool, export, value) enters a path's pool once.
                 if per_export.get(ex.name, 0) >= cfg.values_per_export:
                     continue
+                if ex.value is None or (isinstance(ex.value, str) and not ex.value.strip()):
+                    continue  # an empty value identifies nothing; any success with it is a coincidence
                 vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
                 if any(vkey in n.known for n in self._lineage(target.id)):
                     continue
