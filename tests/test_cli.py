@@ -72,3 +72,17 @@ def test_show_and_explain_a_library(tmp_path):
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "no tool named" in out.stderr
     out = run("show", str(tmp_path / "missing.json"))
     assert out.returncode == 2 and "libra build" in out.stderr
+
+
+def test_usage_errors_have_no_traceback():
+    out = run("no-such-command")
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "No such command" in out.stderr
+    out = run("build", "bfcl")
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "--out" in out.stderr
+
+
+def test_module_entry_point_has_every_command():
+    out = subprocess.run([sys.executable, "-m", "libra.cli", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    for cmd in ("eval", "contracts", "build", "show", "explain", "analyze"):
+        assert cmd in out.stdout

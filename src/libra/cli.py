@@ -123,16 +123,19 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(130)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
-    except Exception as exc:  # click usage errors
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+    except Exception as exc:
+        # Usage errors (unknown option or command, bad value) come from typer's bundled click: print its own
+        # message, never a traceback.
+        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
             exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if type(exc).__name__ == "Abort":
             sys.exit(1)
         raise
 
 
 if __name__ == "__main__":
-    main()
+    # Run the canonical module's main: commands from cli_library register on `libra.cli.app`, not on `__main__`.
+    from libra.cli import main as _main
+
+    _main()
