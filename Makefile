@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -36,12 +36,15 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm
 	cd benchmarks && ../$(BIN)/python report.py
+
+bench-llm: setup
+	$(BIN)/python benchmarks/bench_llm.py bfcl
 
 # Tables 2-4 and 6 per benchmark: builds (or reuses) each library, then analyses it.
 bench-retrieval: setup appworld
-	for b in $(RETRIEVAL_BENCHES); do $(BIN)/libra analyze $$b --json benchmarks/results/retrieval-$$b.json || exit 1; done
+	for b in $(RETRIEVAL_BENCHES); do $(BIN)/libra analyze $$b --json benchmarks/results/retrieval-$$b.json --plot docs/retrieval-$$b.png || exit 1; done
 
 bench-eval: setup
 	$(BIN)/python benchmarks/bench_eval.py

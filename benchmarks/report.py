@@ -56,6 +56,11 @@ def main() -> None:
     inv = _load("invoke")
     if inv:
         lines += ["## Isolated invocations (BFCL)", "", "```json", json.dumps({k: v for k, v in inv.items() if k not in ("machine", "commit")}, indent=1)[:3000], "```", ""]
+    llm = _load("llm-bfcl")
+    if llm:
+        lines += ["## LLM proposer against a local OpenAI-compatible stub (BFCL)", "",
+                  f"First build: {llm['first_build']['http_requests']} chat requests for {llm['tools']} tools (limit {llm['max_calls_allowed']}); "
+                  f"rebuild with the response cache: {llm['second_build']['http_requests']} requests; same edges: {llm['same_edges']}.", ""]
     prop = _load("propagation")
     if prop:
         lines += ["## Propagation cost per query", "", "| graph | tools | edges | dense ms | + propagation ms | added ms | target |", "|---|---|---|---|---|---|---|"]
