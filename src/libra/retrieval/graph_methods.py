@@ -25,7 +25,10 @@ OPTION_KEYS = ("ks", "kc", "selection", "hops")
 
 
 def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline") -> Path:
-    return cache_dir() / "libraries" / f"{bench.name}-{proposer}-{catalog.fingerprint()[:16]}.json.gz"
+    """Keyed by catalog content and engine version, so a changed catalog or engine never reuses a stale build."""
+    from ..induction.engine import CHECKPOINT_VERSION
+
+    return cache_dir() / "libraries" / f"{bench.name}-{proposer}-{catalog.fingerprint()[:16]}-e{CHECKPOINT_VERSION}.json.gz"
 
 
 def obtain_library(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Library:
