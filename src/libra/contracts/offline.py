@@ -148,6 +148,8 @@ ENCODED_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("selfies", "[C][C][O]"),
     ("smiles", "CCO"),
     ("smarts", "[OX2H]"),
+    ("sybyl line notation", "CH3CH2OH"),
+    ("sln", "CH3CH2OH"),
     ("protein sequence", "MKTAYIAKQR"),
     ("amino acid sequence", "MKTAYIAKQR"),
     ("peptide", "MKTAYIAKQR"),
