@@ -16,6 +16,7 @@ from typing import Any, Iterable
 import jsonschema
 
 from ..catalog import Tool
+from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
 from .model import MAX_REVISIONS, Argument, Contract, Export, Template
 from .outcome import canonical_path, classify, extract, is_scalar, record_dict
 
@@ -108,20 +109,6 @@ def schema_type(schema: dict[str, Any] | None) -> str | None:
     return None
 
 
-def json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "null"
 
 
 def _fits(schema: dict[str, Any], value: Any) -> bool:

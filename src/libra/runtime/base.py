@@ -49,6 +49,23 @@ INVOCATION_RECORD_SCHEMA: dict[str, Any] = {
 }
 
 
+def json_type(value: Any) -> str:
+    """The JSON Schema type name of a Python value ("null" for anything JSON has no type for)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null"
+
+
 def to_jsonable(value: Any, _depth: int = 0) -> Any:
     """Best-effort conversion of a tool's return value into JSON data (records must be serializable)."""
     if _depth > 50:

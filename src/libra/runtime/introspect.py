@@ -15,7 +15,7 @@ import types
 import typing
 from typing import Any, Callable
 
-from .base import to_jsonable
+from .base import json_type, to_jsonable
 
 _NONE = type(None)
 _SECTION = re.compile(r"^\s*(Args|Arguments|Parameters|Params|Returns?|Yields?|Raises|Examples?|Notes?|Response)\s*:\s*$")
@@ -150,15 +150,8 @@ def type_schema(tp: Any) -> tuple[dict[str, Any], bool]:
 def _json_type(v: Any) -> str | None:
     if v is None:
         return None
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "object" if isinstance(v, dict) else "array"
+    t = json_type(v)
+    return "array" if t == "null" else t  # tuples, sets and other sequences travel as arrays
 
 
 def _add_null(schema: dict[str, Any]) -> dict[str, Any]:
