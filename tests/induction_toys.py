@@ -88,6 +88,85 @@ class Shop:
         return {"result": number ** 0.5}
 
 
+class _Vault:
+    """One of several look-alike services: each accepts only the signed token it issues itself.
+
+    Tokens are stateless (nothing is stored), so no state sweep finds the relation: only a value offer can.
+    """
+
+    def open_session(self) -> dict:
+        """Open a session with this vault."""
+        return {"access_token": f"session-{type(self).__name__}"}
+
+    def read_secret(self, access_token: str) -> dict:
+        """Read the vault's secret.
+
+        Args:
+            access_token: The access token of an open session.
+        """
+        if access_token != f"session-{type(self).__name__}":
+            return {"error": "invalid session"}
+        return {"secret": f"secret of {type(self).__name__}"}
+
+
+class VaultA(_Vault):
+    pass
+
+
+class VaultB(_Vault):
+    pass
+
+
+class VaultC(_Vault):
+    pass
+
+
+class VaultD(_Vault):
+    pass
+
+
+class VaultE(_Vault):
+    pass
+
+
+class VaultF(_Vault):
+    pass
+
+
+VAULTS = [VaultA, VaultB, VaultC, VaultD, VaultE, VaultF]
+
+
+class Keychain:
+    """Lists one session per vault, each element labelled with the vault it opens."""
+
+    def list_sessions(self) -> dict:
+        """List the stored sessions of every vault."""
+        return {"sessions": [{"vault": v.__name__, "access_token": f"session-{v.__name__}"} for v in VAULTS]}
+
+
+class VaultsBenchmark(Benchmark):
+    """Six services in six groups: the catalog where cross-group offers outnumber the useful ones."""
+
+    name = "vaults"
+
+    def __init__(self, keychain: bool = False) -> None:
+        self.classes = [*VAULTS, Keychain] if keychain else list(VAULTS)
+
+    def catalog(self) -> Catalog:
+        rt = self.runtime()
+        cat = rt.catalog
+        rt.close()
+        return cat
+
+    def tasks(self):
+        return []
+
+    def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any):
+        from libra.runtime.python import PythonRuntime
+
+        return PythonRuntime(classes=self.classes, trusted=True, name="vaults")
+
+
 def make_shop_runtime(delay: float = 0.0):
     from libra.runtime.python import PythonRuntime
 

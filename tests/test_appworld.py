@@ -167,3 +167,16 @@ def test_create_diff_and_restore_round_trip(rt):
     assert rec.status == "success"
     change = rec.state_changes["phone"]["alarms"]["changed"]
     assert change[0]["after"]["time"] == "10:00"
+
+
+@needs_env
+def test_a_logout_stays_in_its_own_state(rt):
+    # AppWorld revokes tokens in process memory; the runtime must carry that with the state, or a logout in one
+    # branch of the exploration would break the same token in every other branch.
+    s0 = rt.fresh()
+    token, logged = _login(rt, s0)
+    rec, out = rt.invoke(logged, "phone.logout", {"access_token": token})
+    assert rec.status == "success" and out != logged and "revoked_tokens" in rec.state_changes
+    assert rt.invoke(out, "phone.show_alarms", {"access_token": token})[0].status == "rejected"
+    assert rt.invoke(logged, "phone.show_alarms", {"access_token": token})[0].status == "success"
+    assert rt.invoke(out, "phone.show_alarms", {"access_token": token})[0].status == "rejected"

@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ShopBenchmark
+from .induction_toys import ShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -137,3 +137,20 @@ def test_bfcl_math_numbers_feed_each_other_without_provenance() -> None:
     lib = build_library(MathOnly(), None, BuildOptions(workers=0, progress=False))
     assert lib.stats["candidate_compositions"] > 0
     assert [r for r in lib.relations if r.kind == "provenance"] == []
+
+
+def test_same_group_offers_go_first_when_budgets_are_tight() -> None:
+    # Each read_secret may run once with an offered token. Six services offer look-alike tokens; only the one from
+    # its own service works, and that is the one the engine must try first.
+    for seed in (0, 1, 2):
+        cfg = BuildConfig(max_calls_per_tool=1, seed=seed)
+        lib = build_library(VaultsBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
+        found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
+        assert {(f"Vault{c}.open_session", f"Vault{c}.read_secret") for c in "ABCDEF"} <= found, (seed, sorted(found))
+
+
+def test_listed_values_reach_the_group_their_record_names() -> None:
+    # The keychain lists six tokens; without labels only the first few elements of a list enter the pool.
+    lib = build_library(VaultsBenchmark(keychain=True), None, BuildOptions(workers=0, progress=False))
+    found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
+    assert {("Keychain.list_sessions", f"Vault{c}.read_secret") for c in "ABCDEF"} <= found, sorted(found)

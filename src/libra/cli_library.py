@@ -98,6 +98,7 @@ def build_cmd(
     llm_concurrency: int = _CONC_OPT,
     embedder: str = typer.Option("minilm", "--embedder", help="field-name encoder h_f"),
     tau: float = typer.Option(0.75, "--tau", help="field alignment threshold for compatibility relations"),
+    credit: str = typer.Option("origin", "--credit", help="who provides a value: origin (the call that introduced it) or export (every call that exports it, as in the paper)"),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
@@ -110,7 +111,9 @@ def build_cmd(
     prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
     if not 0.0 <= tau <= 1.0:
         raise ConfigError(f"--tau must be between 0 and 1, got {tau}")
-    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=BuildConfig(tau=tau), resume=not no_resume, progress=not quiet)
+    if credit not in ("origin", "export"):
+        raise ConfigError(f"--credit must be 'origin' or 'export', got {credit!r}")
+    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=BuildConfig(tau=tau, credit=credit), resume=not no_resume, progress=not quiet)
     lib = build_library(bench, out, opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     console.print(f"library written to {out}")

@@ -25,6 +25,9 @@ The sandbox (why it looks like this):
   from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
   diffed table by table into ``state_changes``:
   ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
+- AppWorld keeps one piece of state outside the databases: the access tokens revoked by ``logout``, in each
+  app's login manager. It is a part of the state too (``TOKENS_PART``, the sorted revoked tokens per app), so a
+  logout in one state never leaks into another and every worker process agrees on what a token is worth.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ SUPERVISOR = {
 CONTACT = {"first_name": "Jordan", "last_name": "Reyes", "email": "jordan.reyes@gmail.com", "phone_number": "4155550187"}
 SOCIAL_APPS = ("phone", "gmail", "venmo", "splitwise", "todoist")
 FROZEN_AT = (2023, 5, 18, 12, 0, 0)  # AppWorld's DEFAULT_SYSTEM_DATETIME
+TOKENS_PART = "__revoked_tokens__"
 _FTS_SHADOW = ("_data", "_idx", "_docsize", "_config", "_content")
 # the real clock, kept in a tuple: freezegun replaces module-level references to time functions, not this one
 _CLOCK = (time.perf_counter,)
@@ -168,6 +172,9 @@ class AppWorldBackend:
         )
         self.apps = [a for a in get_all_apps() if a in self.requester.apps]
         self.db = {app: import_models_module(app).SQLModel.db for app in self.apps}
+        from appworld.common.utils import import_apis_module
+
+        self.login_managers = {app: getattr(import_apis_module(app), "logging_manager", None) for app in self.apps}
         self.public = {f"{d['app_name']}.{d['api_name']}" for d in public_api_docs()}
         self.current: dict[str, str] = {}  # app -> key of the content loaded in its live database
         self.snap: dict[str, bytes] = {}  # app -> serialized content of the loaded state
@@ -187,13 +194,28 @@ class AppWorldBackend:
     def _remember_all(self) -> None:
         for app in self.apps:
             self._remember(app)
+        self._remember_tokens()
+
+    def _revoked(self) -> dict[str, list[str]]:
+        return {app: sorted(m.blacklisted_tokens) for app, m in self.login_managers.items() if m is not None and getattr(m, "blacklisted_tokens", None)}
+
+    def _remember_tokens(self) -> None:
+        data = json.dumps(self._revoked(), sort_keys=True).encode()
+        self.snap[TOKENS_PART], self.current[TOKENS_PART] = data, hashlib.sha256(data).hexdigest()
 
     def _parts(self) -> list[tuple[str, str, bytes]]:
-        return [(app, self.current[app], self.snap[app]) for app in self.apps]
+        return [(app, self.current[app], self.snap[app]) for app in [*self.apps, TOKENS_PART]]
 
     def _restore(self, parts: list[tuple[str, str, bytes]]) -> None:
         for app, key, data in parts:
             if self.current.get(app) == key:
+                continue
+            if app == TOKENS_PART:
+                revoked = json.loads(data)
+                for name, m in self.login_managers.items():
+                    if m is not None and hasattr(m, "blacklisted_tokens"):
+                        m.blacklisted_tokens = set(revoked.get(name, ()))
+                self.snap[app], self.current[app] = data, key
                 continue
             src = _open(data)
             try:
@@ -234,6 +256,11 @@ class AppWorldBackend:
             result = {"status": "error", "output": None, "error": f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__}
         after = self._changes()
         state_changes: dict[str, Any] = {}
+        before_revoked = json.loads(self.snap[TOKENS_PART])
+        revoked = self._revoked()
+        if revoked != before_revoked:
+            self._remember_tokens()
+            state_changes["revoked_tokens"] = {app: sorted(set(v) - set(before_revoked.get(app, ()))) for app, v in revoked.items() if set(v) - set(before_revoked.get(app, ()))}
         for app_name in self.apps:
             if after[app_name] == counts[app_name]:
                 continue

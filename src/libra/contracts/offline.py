@@ -180,6 +180,35 @@ def _format_example(description: str, fmt: str | None, name: str = "") -> str | 
     return None
 
 
+# The first example anyone would give of a common kind of named thing: a stand-in for the general knowledge an
+# LLM proposer brings (it would never write "hello" for a city). Keyed by the kind's word in the parameter's name,
+# or in its description ("Name of the company").
+ENTITY_EXAMPLES: tuple[tuple[str, str], ...] = (
+    ("currency", "USD"),
+    ("city", "San Francisco"),
+    ("country", "United States"),
+    ("language", "English"),
+    ("company", "Apple"),
+    ("organization", "Apple"),
+    ("color", "red"),
+    ("colour", "red"),
+    ("timezone", "UTC"),
+)
+
+
+def _entity_example(toks: set[str], description: str) -> str | None:
+    for kind, example in ENTITY_EXAMPLES:
+        if kind in toks:
+            return example
+    m = re.search(r"\bname of (?:the |a |an )?([a-z]+)", description or "", re.I)
+    if m:
+        kind = m.group(1).lower()
+        for k, example in ENTITY_EXAMPLES:
+            if k == kind:
+                return example
+    return None
+
+
 def _string_example(name: str, description: str) -> str:
     """A short plausible string chosen from the parameter's name (shortest literal that can work)."""
     toks = _compounds(words(name))
@@ -204,8 +233,9 @@ def _string_example(name: str, description: str) -> str:
         return "LAX"
     if toks & {"class"} and travel:
         return "economy"
-    if toks & {"currency"}:
-        return "USD"
+    entity = _entity_example(toks, description)
+    if entity is not None:
+        return entity
     if toks & {"title", "subject"}:
         return "Example"
     if toks & {"key"}:
@@ -456,6 +486,8 @@ def _leaves(schema: dict[str, Any], path: str, label: list[str], depth: int = 0)
         out = []
         for key, sub in (schema.get("properties") or {}).items():
             out.extend(_leaves(sub, child_path(path, key), label + [key], depth + 1))
+        if not schema.get("properties"):
+            out.extend(_map_keys(schema, path, label))
         return out
     if t == "array":
         items = schema.get("prefixItems") or schema.get("items")
@@ -470,6 +502,24 @@ def _leaves(schema: dict[str, Any], path: str, label: list[str], depth: int = 0)
     if t in ("string", "integer", "number", "boolean") or t is None and not schema.get("properties"):
         return [(path, label, _leaf_schema(schema))]
     return []
+
+
+_MAP_BY = re.compile(r"\b(?:grouped|keyed|indexed|organi[sz]ed) by (?:the )?([a-z]+)", re.I)
+_MAP_WORDS = re.compile(r"\b(?:mapping|map of|dictionary of|dict of)\b", re.I)
+
+
+def _map_keys(schema: dict[str, Any], path: str, label: list[str]) -> list[tuple[str, list[str], dict[str, Any]]]:
+    """The keys of an object the metadata describes as a map ("messages grouped by receiver"): there the keys are
+    the identifiers (``[~]`` selects them), named after what they are keyed by when the description says."""
+    desc = schema.get("description") or ""
+    by = _MAP_BY.search(desc)
+    if by:
+        name = by.group(1).lower()
+    elif _MAP_WORDS.search(desc):
+        name = "_".join([*label, "key"]) if label else "key"
+    else:
+        return []
+    return [(f"{path}[~]", [name], {"type": "string", "description": f"a key of {'.'.join(label) or 'the response'}"})]
 
 
 def _export_name(label: list[str], taken: set[str], fallback: str, prefix: str = "") -> str:

@@ -7,6 +7,7 @@ revision instead of re-running the tool.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -71,9 +72,20 @@ class Extracted:
     source: str
     path: str
     value: Any
+    # The other short strings of the list element the value sits in (e.g. the account a password is for):
+    # what tells one element of a list of look-alike records from the next.
+    labels: tuple[str, ...] = ()
 
     def __iter__(self):  # allows ``name, source, path, value = item``
         return iter((self.name, self.source, self.path, self.value))
+
+
+def _labels(match: Any) -> tuple[str, ...]:
+    parent = getattr(match, "parent", None)
+    record = getattr(parent, "obj", None)
+    if not isinstance(record, dict) or not re.search(r"\[\d+\]$", str(getattr(parent, "path", ""))):
+        return ()
+    return tuple(sorted({v.strip().lower() for k, v in record.items() if isinstance(v, str) and v is not match.obj and 0 < len(v) <= 40}))
 
 
 def extract(contract: Contract, template_args: dict[str, Any], record: InvocationRecord | dict[str, Any]) -> list[Extracted]:
@@ -101,5 +113,5 @@ def extract(contract: Contract, template_args: dict[str, Any], record: Invocatio
             continue
         for m in matches:
             if is_scalar(m.obj):
-                out.append(Extracted(exp.name, exp.source, m.path, m.obj))
+                out.append(Extracted(exp.name, exp.source, m.path, m.obj, _labels(m)))
     return out

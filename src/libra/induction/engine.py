@@ -51,7 +51,7 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 5  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 6  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -70,6 +70,10 @@ class BuildConfig:
     offers_per_pair: int = 8  # values offered per (provider field, consumer input) before the pair is left alone
     values_per_export: int = 3  # values one call contributes per export (list elements beyond are alike)
     fill_alignment: float = 0.5  # name similarity an incidental fill needs (candidate tests themselves need none)
+    # Who provides a value: "export" credits every successful call that exports it, arguments included (the
+    # paper's Algorithm 1, line 24); "origin" credits only the call that put it into the state, so a read that
+    # hands back its input, or an action that re-states a known value, provides nothing.
+    credit: str = "origin"
     seed: int = 0
     batch_size: int = 512
     checkpoint_every_s: float = 20.0
@@ -87,6 +91,7 @@ class PoolValue:
     node: int
     call: int  # id of the provider call in the call log
     restated: bool = False  # a state-changing call re-stated a value already known on its path
+    for_group: str = ""  # the tool group its list element names (a password listed for one app's account)
 
 
 @dataclass
@@ -199,6 +204,7 @@ class Engine:
         self.by_provider: dict[tuple[str, str], list[tuple[str, str]]] = {}
         self.by_consumer: dict[tuple[str, str], set[tuple[str, str]]] = {}
         runnable = {t.name for t in catalog if t.executable and t.name in contracts}
+        self.groups = {t.group.lower() for t in catalog if t.group}
         for c in candidates:
             if c.provider not in runnable or c.consumer not in runnable:
                 continue  # compositions with a tool the runtime cannot execute are counted, never tested
@@ -213,7 +219,11 @@ class Engine:
         self.call_values: dict[int, list[int]] = {}  # call id -> the pool values it produced
         # Binding items (a new value offered to a candidate input) go first: they are the candidate tests. Probes
         # (a template re-run from a new state) explore; they wait and have their own budget.
+        # Offers between tools of the same group (one app, one class) go before offers across groups: a service's
+        # tokens and ids are mostly consumed by the same service, and in a large catalog the cross-group offers
+        # would otherwise spend a consumer's budget first. Only the order changes, never what a test concludes.
         self.queue: deque[Item] = deque()
+        self.far: deque[Item] = deque()
         self.probes: deque[Item] = deque()
         self.seen_items: set[tuple[str, ...]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
@@ -328,6 +338,18 @@ class Engine:
                 args[param], used[param] = best[2], best[1].id
         return args, used
 
+    def _same_group_key(self, key: tuple[str, str], tool: Tool) -> bool:
+        """A value from the consumer's own group (or the sandbox) is the likelier fit among equally named ones:
+        an app's API takes that app's token, not another app's."""
+        return key[0] == FIXTURE or self.catalog[key[0]].group == tool.group
+
+    def _same_group(self, pv: PoolValue, tool: Tool) -> bool:
+        return self._same_group_key((pv.tool, pv.export), tool)
+
+    def _meant_for(self, pv: PoolValue, consumer: str) -> bool:
+        """False for a value its record labels as another group's (another app's password)."""
+        return not pv.for_group or self.catalog[consumer].group.lower() == pv.for_group
+
     def _ranked_keys(self, consumer: str, param: str) -> list[tuple[float, tuple[str, str]]]:
         """(similarity, (provider, export)) pairs that may fill an input, best match first (static, cached)."""
         cache_key = (consumer, param)
@@ -359,12 +381,14 @@ class Engine:
         if prefer_call is not None:
             for vid in self.call_values.get(prefer_call, ()):
                 pv = self.values[vid]
+                if not self._meant_for(pv, consumer):
+                    continue
                 sim = allowed.get((pv.tool, pv.export))
                 if sim is None:
                     continue
                 val = self._fits(tool, param, pv.value)
                 if val is not None:
-                    rank = (True, sim, self.nodes[pv.node].depth, -pv.id)
+                    rank = (True, sim, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
             if best is not None:
@@ -372,16 +396,19 @@ class Engine:
         for sim, key in keys:
             if best is not None and sim < best[0][1]:
                 break
+            near = self._same_group_key(key, tool)
             for n in lineage:  # deepest first: the first fitting value of a key is its best
                 hit = None
                 for vid in n.by_key.get(key, ()):
                     pv = self.values[vid]
+                    if not self._meant_for(pv, consumer):
+                        continue
                     val = self._fits(tool, param, pv.value)
                     if val is not None:
                         hit = (pv, val)
                         break
                 if hit is not None:
-                    rank = (False, sim, n.depth, -hit[0].id)
+                    rank = (False, sim, near, n.depth, -hit[0].id)
                     if best is None or rank > best[0]:
                         best = (rank, hit[0], hit[1])
                     break
@@ -414,7 +441,21 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------------ waves
     def _enqueue(self, item: Item) -> None:
-        self.queue.append(item)
+        if not item.fixed:
+            self.probes.append(item)
+            return
+        group = self.catalog[item.tool].group
+        near = all(self.values[v].tool == FIXTURE or self.catalog[self.values[v].tool].group == group for _p, v in item.fixed)
+        (self.queue if near else self.far).append(item)
+
+    def _pending(self) -> bool:
+        return bool(self.queue or self.far or self.probes)
+
+    def _pop(self) -> Item:
+        for q in (self.queue, self.far, self.probes):
+            if q:
+                return q.popleft()
+        raise IndexError("empty worklist")
 
     def _add_relation(self, rel: Relation) -> None:
         self.relations.setdefault(rel.key, rel)
@@ -422,12 +463,12 @@ class Engine:
     def step(self) -> bool:
         """Run one wave; False when the worklist is empty or the budget is spent."""
         cfg = self.config
-        if not (self.queue or self.probes) or self.counters["executed_calls"] >= cfg.max_calls:
+        if not self._pending() or self.counters["executed_calls"] >= cfg.max_calls:
             return False
         self.counters["waves"] += 1
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
-        while (self.queue or self.probes) and len(batch) < cfg.batch_size:
-            item = self.queue.popleft() if self.queue else self.probes.popleft()
+        while self._pending() and len(batch) < cfg.batch_size:
+            item = self._pop()
             budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
             if budget.get(item.tool, 0) >= limit:
                 continue
@@ -447,7 +488,7 @@ class Engine:
                 budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
         if not batch:
-            return bool(self.queue or self.probes)
+            return self._pending()
         self.counters["work_items"] += len(batch)
         results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch])
 
@@ -506,13 +547,17 @@ class Engine:
             # what the call was given: a read that hands one of its inputs back has produced nothing new
             given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
             per_export: dict[str, int] = {}
+            origin = cfg.credit == "origin"
             for ex in extract(contract, args, rec):
                 export = contract.export(ex.name)
                 if export is None or not export.propagate:
                     continue
                 # A long list (fingerprint bits, search hits) is one kind of value many times over: a few
                 # elements represent it, and each (tool, export, value) enters a path's pool once.
-                if per_export.get(ex.name, 0) >= cfg.values_per_export:
+                # ...unless the elements are labelled for different groups: then each is meant for another service.
+                named = [g for g in ex.labels if g in self.groups]
+                for_group = named[0] if len(named) == 1 else ""
+                if per_export.get(ex.name, 0) >= (cfg.values_per_export if not for_group else 8 * cfg.values_per_export):
                     continue
                 if ex.value is None or (isinstance(ex.value, str) and not ex.value.strip()):
                     continue  # an empty value identifies nothing; any success with it is a coincidence
@@ -520,17 +565,19 @@ class Engine:
                 if any(vkey in n.known for n in self._lineage(target.id)):
                     continue
                 per_export[ex.name] = per_export.get(ex.name, 0) + 1
-                if not changed and json.dumps(ex.value, sort_keys=True) in given:
+                if origin and not changed and json.dumps(ex.value, sort_keys=True) in given:
                     continue
-                if changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
+                if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                     continue  # a value it was given and did not write into the state: still the original's
-                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=any(json.dumps(ex.value, sort_keys=True) in k for k in lineage_known))
+                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(json.dumps(ex.value, sort_keys=True) in k for k in lineage_known), for_group=for_group)
                 self.values.append(pv)
                 target.add(pv)
                 self.call_values.setdefault(call_id, []).append(pv.id)
                 fresh_values.append(pv)
             for pv in fresh_values:
                 for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
+                    if not self._meant_for(pv, consumer):
+                        continue
                     pair = (pv.tool, pv.export, consumer, param)
                     if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations:
                         continue
@@ -643,8 +690,8 @@ class Engine:
                 }
                 self._add_relation(Relation(prov.tool, consumer, "state", None, None, None, evidence))
         for it in new_items:
-            (self.queue if it.fixed else self.probes).append(it)
-        return bool(self.queue or self.probes)
+            self._enqueue(it)
+        return self._pending()
 
     def _node_after(self, call_id: int) -> Node:
         """The node a provider call led to: the newest child of its node created by that call."""
@@ -664,7 +711,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
