@@ -344,7 +344,8 @@ class Engine:
         return key[0] == FIXTURE or self.catalog[key[0]].group == tool.group
 
     def _same_group(self, pv: PoolValue, tool: Tool) -> bool:
-        return self._same_group_key((pv.tool, pv.export), tool)
+        """Also true for a value its list element labels as this group's (the password listed for this app)."""
+        return pv.for_group == tool.group.lower() if pv.for_group else self._same_group_key((pv.tool, pv.export), tool)
 
     def _meant_for(self, pv: PoolValue, consumer: str) -> bool:
         """False for a value its record labels as another group's (another app's password)."""
@@ -445,7 +446,7 @@ class Engine:
             self.probes.append(item)
             return
         group = self.catalog[item.tool].group
-        near = all(self.values[v].tool == FIXTURE or self.catalog[self.values[v].tool].group == group for _p, v in item.fixed)
+        near = all(self._same_group(self.values[v], self.catalog[item.tool]) for _p, v in item.fixed)
         (self.queue if near else self.far).append(item)
 
     def _pending(self) -> bool:
