@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm bench-appworld clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -36,8 +36,11 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-llm bench-appworld
 	cd benchmarks && ../$(BIN)/python report.py
+
+bench-appworld: setup appworld
+	$(BIN)/python benchmarks/bench_appworld_sandbox.py
 
 bench-llm: setup
 	$(BIN)/python benchmarks/bench_llm.py bfcl

@@ -32,6 +32,9 @@ EXPECTED = {
     "appworld": [
         ("phone.login", "phone.update_alarm", None),
         ("supervisor.show_account_passwords", "phone.login", "provenance"),
+        ("supervisor.show_account_passwords", "venmo.login", "provenance"),
+        ("supervisor.show_account_passwords", "todoist.login", "provenance"),
+        ("spotify.login", "spotify.like_song", "provenance"),
     ],
 }
 PAPER = {

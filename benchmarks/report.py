@@ -56,6 +56,14 @@ def main() -> None:
     inv = _load("invoke")
     if inv:
         lines += ["## Isolated invocations (BFCL)", "", "```json", json.dumps({k: v for k, v in inv.items() if k not in ("machine", "commit")}, indent=1)[:3000], "```", ""]
+    aw = _load("appworld-sandbox")
+    if aw:
+        t = aw["timings"]
+        lines += ["## AppWorld sandbox (inside its own environment)", "", "| what | value |", "|---|---|",
+                  f"| server start (imports, tables) | {t['start_s']:.2f} s |", f"| fresh state (sign-ups, records) | {t['fresh_s']:.2f} s |",
+                  f"| state size | {t['state_bytes'] / 1e6:.2f} MB |", f"| full reset (restore every app) | {t['full_reset_ms']:.2f} ms |",
+                  f"| read call | {t['read_call_ms']:.2f} ms |", f"| read call after switching state | {t['read_call_with_reset_ms']:.2f} ms |",
+                  f"| write call (with serialize + diff) | {t['write_call_ms']:.2f} ms |", ""]
     llm = _load("llm-bfcl")
     if llm:
         lines += ["## LLM proposer against a local OpenAI-compatible stub (BFCL)", "",

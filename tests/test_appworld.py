@@ -180,3 +180,15 @@ def test_a_logout_stays_in_its_own_state(rt):
     assert rt.invoke(out, "phone.show_alarms", {"access_token": token})[0].status == "rejected"
     assert rt.invoke(logged, "phone.show_alarms", {"access_token": token})[0].status == "success"
     assert rt.invoke(out, "phone.show_alarms", {"access_token": token})[0].status == "rejected"
+
+
+@needs_env
+def test_the_music_catalogue_is_there_to_act_on(rt):
+    s0 = rt.fresh()
+    pw = {r["account_name"]: r["password"] for r in rt.invoke(s0, "supervisor.show_account_passwords", {})[0].output}
+    rec, logged = rt.invoke(s0, "spotify.login", {"username": SUPERVISOR["email"], "password": pw["spotify"]})
+    token = rec.output["access_token"]
+    songs = rt.invoke(logged, "spotify.search_songs", {"access_token": token, "query": "light"})[0].output
+    assert [s["title"] for s in songs][:1] == ["First Light"]
+    rec, _ = rt.invoke(logged, "spotify.show_album", {"access_token": token, "album_id": songs[0]["album_id"]})
+    assert rec.status == "success" and rec.output["title"] == "Morning Light"

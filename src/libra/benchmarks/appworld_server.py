@@ -19,6 +19,8 @@ The sandbox (why it looks like this):
   one placeholder active task) signs up to every app through the apps' ``signup`` APIs with generated passwords,
   which are stored in the supervisor's account passwords (the only public way to learn them); a made-up contact
   signs up to the social apps; and the supervisor creates a few records per app through public create APIs.
+  Spotify's catalogue (two artists, an album, three songs) is the one exception: no public API creates it, so it
+  is written through the app's models, as AppWorld's own data generation does.
 - A state is one part per app: the bytes of ``sqlite3.Connection.serialize()`` of its database, keyed by a
   content hash (the header's change counters are left out of the hash, so equal content gives equal keys).
   Restoring copies a part into the live database with the SQLite backup API, only for apps whose content differs
@@ -294,6 +296,31 @@ class AppWorldBackend:
             user.verified = True
             user.save()
 
+    @staticmethod
+    def _music_catalogue() -> list[int]:
+        """A tiny made-up music catalogue. Nothing public creates songs, albums or artists (a service's catalogue
+        is its operator's data), so they are written through the app's models, as AppWorld's own data
+        generation does; without them no song, album or artist API has anything to act on."""
+        from datetime import datetime
+
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+
+        sp = import_models_module("spotify")
+        nova = sp.Artist(name="Nova Lane", genre="pop")
+        nova.save()
+        quiet = sp.Artist(name="The Quiet Hours", genre="indie")
+        quiet.save()
+        album = sp.Album(title="Morning Light", artist_ids=[nova.id], release_date=datetime(2022, 3, 1), genre="pop")
+        album.save()
+        songs = [
+            sp.Song(title="First Light", artist_ids=[nova.id], album_id=album.id, duration=215, release_date=datetime(2022, 3, 1), genre="pop"),
+            sp.Song(title="Open Road", artist_ids=[nova.id], album_id=album.id, duration=189, release_date=datetime(2022, 3, 1), genre="pop"),
+            sp.Song(title="Paper Boats", artist_ids=[quiet.id], album_id=None, duration=240, release_date=datetime(2021, 9, 17), genre="indie"),
+        ]
+        for song in songs:
+            song.save()
+        return [songs[0].id, songs[2].id]
+
     def _build_fresh(self) -> None:
         from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
 
@@ -339,7 +366,9 @@ class AppWorldBackend:
         self._must("file_system.create_file", {"access_token": t["file_system"], "file_path": "~/documents/todo.txt", "content": "renew passport"})
         self._must("splitwise.create_group", {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]})
         self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
-        self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
+        playlist = self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
+        for song_id in self._music_catalogue():
+            self._must("spotify.add_song_to_playlist", {"access_token": t["spotify"], "playlist_id": playlist["playlist_id"], "song_id": song_id})
         self._must("amazon.add_address", {"access_token": t["amazon"], "name": "Home", "street_address": "12 Alder Lane", "city": "Springfield", "state": "Oregon", "country": "United States", "zip_code": 97477})
 
     def fresh(self) -> list[tuple[str, str, bytes]]:

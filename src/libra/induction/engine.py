@@ -51,7 +51,7 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 6  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 7  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
