@@ -52,6 +52,12 @@ def test_bad_k():
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0
 
 
+def test_bad_build_options_are_one_line(tmp_path):
+    for opt, value, word in (("--credit", "everyone", "origin"), ("--tau", "1.5", "between 0 and 1")):
+        out = run("build", "bfcl", "--out", str(tmp_path / "lib.json"), opt, value)
+        assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
+
+
 def test_show_and_explain_a_library(tmp_path):
     from libra.induction.build import BuildOptions, build_library
 
