@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ShopBenchmark, VaultsBenchmark
+from .induction_toys import ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,3 +154,17 @@ def test_listed_values_reach_the_group_their_record_names() -> None:
     lib = build_library(VaultsBenchmark(keychain=True), None, BuildOptions(workers=0, progress=False))
     found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
     assert {("Keychain.list_sessions", f"Vault{c}.read_secret") for c in "ABCDEF"} <= found, sorted(found)
+
+
+def test_later_state_changes_sweep_only_their_own_group() -> None:
+    # Every state change of a provider once sweeps the whole catalog, later ones only the provider's group: the
+    # sign-in that enables adding an item (another group) is still found, with fewer state tests than sweeping
+    # every group every time.
+    def build(cross: int) -> Library:
+        cfg = BuildConfig(cross_group_sweeps_per_tool=cross)
+        return build_library(SplitShopBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
+
+    capped, full = build(1), build(BuildConfig().sweeps_per_tool)
+    assert any(r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in capped.relations)
+    assert _edges(capped) == _edges(full)
+    assert capped.stats["engine"]["state_tests"] < full.stats["engine"]["state_tests"]

@@ -51,7 +51,7 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 7  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 8  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -66,6 +66,11 @@ class BuildConfig:
     max_calls: int = 400_000  # executed invocations in total (memo hits are free)
     max_depth: int = 3  # longest chain of state-changing calls from the fresh state
     sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
+    # ...of which this many also sweep the tools of other groups; the rest sweep the provider's own group. In a
+    # catalog of separate apps or classes one group's state change seldom enables another group's calls, yet the
+    # cross-group part is most of a large catalog's sweep cost; one sweep per provider and depth still finds a
+    # cross-group dependency that any of its state changes creates.
+    cross_group_sweeps_per_tool: int = 1
     tests_per_pair: int = 3  # counterfactual tests per (provider, field, consumer, input) before giving up
     offers_per_pair: int = 8  # values offered per (provider field, consumer input) before the pair is left alone
     values_per_export: int = 3  # values one call contributes per export (list elements beyond are alike)
@@ -262,15 +267,20 @@ class Engine:
         self.started = True
 
     # ------------------------------------------------------------------------------------------- execution
-    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]]) -> list[tuple[dict[str, Any], State]]:
-        """Invoke with memoisation; unique new calls go to the runtime in one batch."""
+    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]], purpose: str | Sequence[str] = "items") -> list[tuple[dict[str, Any], State]]:
+        """Invoke with memoisation; unique new calls go to the runtime in one batch.
+
+        ``purpose`` says what the budget was spent on (work items, counterfactual controls, state sweeps), so a
+        build's statistics show where its calls went."""
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
-        for k, c in zip(keys, calls):
+        purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
+        for k, c, why in zip(keys, calls, purposes):
             if k in self.memo:
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
+                self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
         if todo:
             batch = list(todo.values())
             if hasattr(self.runtime, "invoke_many"):
@@ -491,7 +501,7 @@ class Engine:
         if not batch:
             return self._pending()
         self.counters["work_items"] += len(batch)
-        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch])
+        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
 
         controls: list[tuple[tuple[str, str, str, str], CallInfo, int, dict[str, Any]]] = []
         # Every success reached after a state change is also a state test for free: the same call from the parent
@@ -594,9 +604,12 @@ class Engine:
             # state dependency sweep (Algorithm 1, lines 26-32)
             sweep_key = f"{item.tool}@{node.depth}"
             if changed and self.sweeps.get(sweep_key, 0) < cfg.sweeps_per_tool:
+                across = self.sweeps.get(sweep_key, 0) < cfg.cross_group_sweeps_per_tool
                 self.sweeps[sweep_key] = self.sweeps.get(sweep_key, 0) + 1
                 for consumer in self.catalog:
                     if consumer.name == item.tool or not consumer.executable or consumer.name not in self.contracts:
+                        continue
+                    if not across and consumer.group != tool.group:
                         continue
                     for ti, tmpl in enumerate(self.contracts[consumer.name].templates):
                         if tmpl.expected != "success":
@@ -630,7 +643,8 @@ class Engine:
             if pv.restated and vnode.parent is not None and vnode.creator == pv.call:
                 restated.append(idx)
                 calls.append((self.nodes[vnode.parent].state, info.tool, info.args))
-        first = self.run_many(calls) if calls else []
+        why = ["controls"] * len(controls) + ["sweeps"] * len(sweeps) + ["controls"] * (len(calls) - len(controls) - len(sweeps))
+        first = self.run_many(calls, why) if calls else []
         n_main_tests = len(controls) + len(sweeps)
         before_provider = {idx: first[n_main_tests + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
         for k, (creator, info) in enumerate(parent_tests):
@@ -650,7 +664,7 @@ class Engine:
                 after_calls.append((self._node_after(call_id).state, consumer, args))
             else:
                 self.counters["skipped_implied"] += 1
-        after_results = iter(self.run_many(after_calls) if after_calls else [])
+        after_results = iter(self.run_many(after_calls, "sweeps") if after_calls else [])
         results = list(first[: len(controls)])
         for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
             before = first[len(controls) + k]
