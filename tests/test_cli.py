@@ -53,9 +53,20 @@ def test_bad_k():
 
 
 def test_bad_build_options_are_one_line(tmp_path):
-    for opt, value, word in (("--credit", "everyone", "origin"), ("--tau", "1.5", "between 0 and 1")):
+    for opt, value, word in (("--credit", "everyone", "origin"), ("--tau", "1.5", "between 0 and 1"), ("--max-calls", "0", "positive"), ("--max-depth", "-1", "0 or more")):
         out = run("build", "bfcl", "--out", str(tmp_path / "lib.json"), opt, value)
         assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
+
+
+@needs_bfcl
+def test_build_budgets_are_options(tmp_path):
+    # A full BFCL build executes about 33,000 calls; the budget stops it after the wave that crosses 300.
+    path = tmp_path / "small.json"
+    out = run("build", "bfcl", "--out", str(path), "--max-calls", "300", "--max-depth", "1", "--quiet")
+    assert out.returncode == 0, out.stderr
+    lib = json.loads(path.read_text())
+    assert lib["meta"]["config"]["max_calls"] == 300 and lib["meta"]["config"]["max_depth"] == 1
+    assert 300 <= lib["stats"]["engine"]["executed_calls"] < 5000
 
 
 def test_show_and_explain_a_library(tmp_path):

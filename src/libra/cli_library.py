@@ -99,6 +99,8 @@ def build_cmd(
     embedder: str = typer.Option("minilm", "--embedder", help="field-name encoder h_f"),
     tau: float = typer.Option(0.75, "--tau", help="field alignment threshold for compatibility relations"),
     credit: str = typer.Option("origin", "--credit", help="who provides a value: origin (the call that introduced it) or export (every call that exports it, as in the paper)"),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: 400,000)"),
+    max_depth: Optional[int] = typer.Option(None, "--max-depth", help="budget: longest chain of state-changing calls explored from the fresh state (default: 3)"),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
@@ -113,7 +115,13 @@ def build_cmd(
         raise ConfigError(f"--tau must be between 0 and 1, got {tau}")
     if credit not in ("origin", "export"):
         raise ConfigError(f"--credit must be 'origin' or 'export', got {credit!r}")
-    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=BuildConfig(tau=tau, credit=credit), resume=not no_resume, progress=not quiet)
+    if max_calls is not None and max_calls < 1:
+        raise ConfigError(f"--max-calls must be a positive number of invocations, got {max_calls}")
+    if max_depth is not None and max_depth < 0:
+        raise ConfigError(f"--max-depth must be 0 or more state changes, got {max_depth}")
+    budgets = {k: v for k, v in (("max_calls", max_calls), ("max_depth", max_depth)) if v is not None}
+    config = BuildConfig(tau=tau, credit=credit, **budgets)
+    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
     lib = build_library(bench, out, opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     console.print(f"library written to {out}")
