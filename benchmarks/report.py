@@ -46,7 +46,13 @@ def main() -> None:
         if paper:
             lines.append(f"| paper | {paper['tools']} | {paper['candidates']:,} | {paper['value_relations']} | {paper['state_relations']} | {paper['wall']} | {paper['cpus']} |")
         e = s.get("engine", {})
-        lines += ["", f"Executed invocations {e.get('executed_calls', 0):,}; memoised repeats {e.get('memo_hits', 0):,}; provenance tests {e.get('provenance_tests', 0):,}; state tests {e.get('state_tests', 0):,}; tests skipped as implied {e.get('skipped_implied', 0):,}.", ""]
+        lines += ["", f"Executed invocations {e.get('executed_calls', 0):,}; memoised repeats {e.get('memo_hits', 0):,}; provenance tests {e.get('provenance_tests', 0):,}; state tests {e.get('state_tests', 0):,}; tests skipped as implied {e.get('skipped_implied', 0):,}."]
+        spent = [(k, e[f"calls_{k}"]) for k in ("offers", "controls", "sweeps", "probes") if f"calls_{k}" in e]
+        if spent:
+            lines.append("Calls spent on " + ", ".join(f"{k} {v:,}" for k, v in spent) + " (offers: calls with a provider's value bound;"
+                         " controls: counterfactual re-runs, with the value replaced or before its provider ran; sweeps: consumers run before and after a state change;"
+                         " probes: templates re-run in a new state).")
+        lines.append("")
         for f in b.get("expected_relations", []):
             lines.append(f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} ({', '.join(f['found_kinds']) or 'none'})")
         lines.append("")
