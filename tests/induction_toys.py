@@ -205,6 +205,20 @@ class ShopBenchmark(Benchmark):
         return IsolatedRuntime(functools.partial(make_shop_runtime, self.delay), n_workers=n_workers, **kw)
 
 
+class SplitShopBenchmark(ShopBenchmark):
+    """The shop with its tools in three groups (accounts, items, math), so the sign-in that enables adding an
+    item is a state dependency across groups."""
+
+    name = "split-shop"
+    GROUPS = {"signup": "accounts", "login": "accounts", "add_item": "items", "get_item": "items"}
+
+    def catalog(self) -> Catalog:
+        import dataclasses
+
+        base = super().catalog()
+        return Catalog([dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop")
+
+
 def main(argv: list[str]) -> None:
     """``python -m tests.induction_toys OUT DELAY``: build the toy library (used by the resume test)."""
     from libra.induction.build import BuildOptions, build_library
@@ -218,16 +232,3 @@ def main(argv: list[str]) -> None:
 if __name__ == "__main__":
     main(sys.argv[1:])
 
-
-class SplitShopBenchmark(ShopBenchmark):
-    """The shop with its tools in three groups (accounts, items, math), so the sign-in that enables adding an
-    item is a state dependency across groups."""
-
-    name = "split-shop"
-    GROUPS = {"signup": "accounts", "login": "accounts", "add_item": "items", "get_item": "items"}
-
-    def catalog(self) -> Catalog:
-        import dataclasses
-
-        base = super().catalog()
-        return Catalog([dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop")

@@ -12,6 +12,7 @@ from rich.table import Table
 from ._io import atomic_write_json
 from .cli import app, console
 from .errors import ConfigError
+from .induction.defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 
 
 def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
@@ -99,8 +100,8 @@ def build_cmd(
     embedder: str = typer.Option("minilm", "--embedder", help="field-name encoder h_f"),
     tau: float = typer.Option(0.75, "--tau", help="field alignment threshold for compatibility relations"),
     credit: str = typer.Option("origin", "--credit", help="who provides a value: origin (the call that introduced it) or export (every call that exports it, as in the paper)"),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", help="budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: 400,000)"),
-    max_depth: Optional[int] = typer.Option(None, "--max-depth", help="budget: longest chain of state-changing calls explored from the fresh state (default: 3)"),
+    max_calls: Optional[int] = typer.Option(None, "--max-calls", help=f"budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: {DEFAULT_MAX_CALLS:,})"),
+    max_depth: Optional[int] = typer.Option(None, "--max-depth", help=f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:

@@ -49,6 +49,7 @@ from ..contracts.offline import literal_for, schema_type, sentinel_for
 from ..contracts.outcome import classify, extract
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
+from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from ..runtime.base import InvocationRecord, Runtime, State
 
 CHECKPOINT_VERSION = 8  # bump whenever the exploration changes: an old checkpoint must not be resumed
@@ -63,8 +64,8 @@ class BuildConfig:
     tau: float = 0.75  # field-name alignment needed for a compatibility relation (cosine of name embeddings)
     max_calls_per_tool: int = 400  # candidate-binding work items executed per tool
     max_probes_per_tool: int = 300  # unbound probes (a template re-run from a new state) executed per tool
-    max_calls: int = 400_000  # executed invocations in total (memo hits are free)
-    max_depth: int = 3  # longest chain of state-changing calls from the fresh state
+    max_calls: int = DEFAULT_MAX_CALLS  # executed invocations in total (memo hits are free)
+    max_depth: int = DEFAULT_MAX_DEPTH  # longest chain of state-changing calls from the fresh state
     sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
     # ...of which this many also sweep the tools of other groups; the rest sweep the provider's own group. In a
     # catalog of separate apps or classes one group's state change seldom enables another group's calls, yet the
@@ -267,11 +268,11 @@ class Engine:
         self.started = True
 
     # ------------------------------------------------------------------------------------------- execution
-    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]], purpose: str | Sequence[str] = "items") -> list[tuple[dict[str, Any], State]]:
+    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]], purpose: str | Sequence[str]) -> list[tuple[dict[str, Any], State]]:
         """Invoke with memoisation; unique new calls go to the runtime in one batch.
 
-        ``purpose`` says what the budget was spent on (work items, counterfactual controls, state sweeps), so a
-        build's statistics show where its calls went."""
+        ``purpose`` (one for all calls, or one per call) says what the budget was spent on -- offers, probes,
+        controls, sweeps -- so a build's statistics show where its calls went."""
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)

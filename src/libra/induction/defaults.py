@@ -1,0 +1,4 @@
+"""Default build budgets, in a module light enough for the CLI to import when it renders ``--help``."""
+
+DEFAULT_MAX_CALLS = 400_000  # executed invocations in total (memo hits are free)
+DEFAULT_MAX_DEPTH = 3  # longest chain of state-changing calls from the fresh state
