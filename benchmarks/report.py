@@ -36,6 +36,16 @@ def main() -> None:
             lines += ["", "Sensitivity (Table 6), R / NDCG:", "", "| setting | variant | R | NDCG |", "|---|---|---|---|"]
             lines += [f"| {row['setting']} | {row['variant']} | {_f(row['recall'])} | {_f(row['ndcg'])} |" for row in r["table6"]]
         lines.append("")
+    docs = _load("documents")
+    if docs:
+        lines += ["## Dense documents: prose (default) or the paper's JSON", "",
+                  f"Tools whose document fills the {docs['embedder']} window ({docs['window_tokens']} tokens, so its end is cut), and dense and LIBRA with each document style (R / NDCG):", "",
+                  "| benchmark | document | tools at window | dense | libra | margin |", "|---|---|---|---|---|---|"]
+        for row in docs["rows"]:
+            d, g = row["dense"], row["libra"]
+            lines.append(f"| {row['benchmark']}@{row['k']} | {row['document']} | {row['tools_at_window']} / {row['tools']} | {_f(d['recall'])} / {_f(d['ndcg'])} | "
+                         f"{_f(g['recall'])} / {_f(g['ndcg'])} | {g['recall'] - d['recall']:+.1f} / {g['ndcg'] - d['ndcg']:+.1f} |")
+        lines.append("")
     for name in sorted(p.stem for p in RESULTS.glob("build-*.json")):
         b = _load(name)
         assert b is not None

@@ -31,6 +31,7 @@ def eval_cmd(
     method: List[str] = typer.Option(["bm25", "dense"], "--method", "-m", help="retrieval method (repeatable)"),
     k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's, 15 for BFCL)"),
     embedder: str = typer.Option("minilm", "--embedder", help="minilm (default, offline), hash, st:<model>, openai:<model>[@url]"),
+    document: str = typer.Option("text", "--document", help="what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
     library: Optional[Path] = typer.Option(None, "--library", help="executable library for graph methods (built when omitted)"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the results as JSON"),
     runs: Optional[Path] = typer.Option(None, "--runs", help="write per-task rankings (TREC for .trec/.run, else JSONL)"),
@@ -44,7 +45,9 @@ def eval_cmd(
     from .benchmarks.registry import get_benchmark
     from .eval.methods import EvalOptions, get_method
     from .eval.runner import results_json, run_method, write_json, write_runs
+    from .retrieval.documents import check_style
 
+    check_style(document)
     bench = get_benchmark(benchmark)
     for m in method:
         get_method(m)  # fail fast on an unknown method, before any work
@@ -56,7 +59,7 @@ def eval_cmd(
     extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops)) if v is not None}
     if selection is not None and selection not in ("both", "field", "dense", "all"):
         raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
-    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None, workers=workers, extra=extra)
+    opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     for m in method:
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):

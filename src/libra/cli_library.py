@@ -201,6 +201,7 @@ def analyze_cmd(
     library: Optional[Path] = typer.Option(None, "--library", help="library file (built when omitted)"),
     k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's)"),
     embedder: str = typer.Option("minilm", "--embedder"),
+    document: str = typer.Option("text", "--document", help="what dense retrieval embeds per tool: text or json"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the analyses as JSON"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG comparing P/R/NDCG across methods"),
 ) -> None:
@@ -213,19 +214,22 @@ def analyze_cmd(
     from .retrieval.graph import PropagationGraph
     from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
 
+    from .retrieval.documents import check_style
+
+    check_style(document)
     bench = get_benchmark(benchmark)
     kk = bench.default_k if k is None else k
     catalog, tasks = bench.catalog(), bench.tasks()
-    opts = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None)
+    opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
     lib = obtain_library(bench, catalog, opts)
     opts.library = None
-    base = DenseRetriever(embedder).fit(catalog).score([t.query for t in tasks])
+    base = DenseRetriever(embedder, document=document).fit(catalog).score([t.query for t in tasks])
     graph = PropagationGraph.build(catalog, library_edges(lib))
     schema_graph = PropagationGraph.build(catalog, candidate_edges(lib))
 
     methods = []
     for m in ("bm25", "dense", "schema-only", "libra"):
-        o = EvalOptions(k=kk, embedder=embedder, library=str(library) if library else None)
+        o = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
         if m in ("schema-only", "libra") and library is None:
             o.library = None
         methods.append(run_method(m, bench, catalog, tasks, o))

@@ -18,6 +18,7 @@ from ..errors import ConfigError
 class EvalOptions:
     k: int = 15
     embedder: str = "minilm"
+    document: str = "text"  # what dense methods embed per tool: text (default) or json (see retrieval.documents)
     library: str | None = None
     workers: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -46,7 +47,7 @@ def _bm25(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 def _dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from ..retrieval.dense import DenseRetriever
 
-    return DenseRetriever(opts.embedder).fit(catalog)
+    return DenseRetriever(opts.embedder, document=opts.document).fit(catalog)
 
 
 def _load_optional_methods() -> None:

@@ -58,12 +58,12 @@ def _graph_options(opts: EvalOptions) -> dict[str, Any]:
 @register_method("libra")
 def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
     lib = obtain_library(bench, catalog, opts)
-    base = DenseRetriever(opts.embedder)
+    base = DenseRetriever(opts.embedder, document=opts.document)
     return GraphRetriever(base, library_edges(lib), name="libra", **_graph_options(opts)).fit(catalog)
 
 
 @register_method("schema-only")
 def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
     lib = obtain_library(bench, catalog, opts)
-    base = DenseRetriever(opts.embedder)
+    base = DenseRetriever(opts.embedder, document=opts.document)
     return GraphRetriever(base, candidate_edges(lib), name="schema-only", **_graph_options(opts)).fit(catalog)
