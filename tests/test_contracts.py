@@ -207,3 +207,31 @@ def test_argument_constructors_round_trip() -> None:
         assert Argument.from_dict(a.to_dict()) == a
     with pytest.raises(ContractError):
         Argument.from_dict({"kind": "guess"})
+
+
+def _decide(tool_name: str, param: str, description: str, type_: str = "string") -> str:
+    from libra.contracts.offline import decide_parameter
+
+    tool = Tool.from_dict({"name": f"App.{tool_name}", "description": "", "parameters": {"type": "object", "properties": {param: {"type": type_, "description": description}}}})
+    return decide_parameter(tool, param, tool.param_schema(param)).kind
+
+
+def test_account_rules_fire_only_on_account_tools() -> None:
+    # sign-up and account creation construct the new identifier and secret (rule 12)
+    assert _decide("signup", "email", "Your email address.") == "literal"
+    assert _decide("create_account", "username", "User name for the account.") == "literal"
+    # creating anything else for a signed-in user does not invent the people it names
+    assert _decide("create_transaction", "receiver_email", "Email address of the receiver.") == "observation"
+    assert _decide("create_draft", "response_to_email_id", "The ID of the email to respond to.", "integer") == "observation"
+    # a password reset sets a new secret for an account that must already exist
+    assert _decide("reset_password", "new_password", "Your new password.") == "literal"
+    assert _decide("reset_password", "email", "Your email address.") == "observation"
+
+
+def test_phone_numbers_address_people_but_stay_free_in_new_records() -> None:
+    assert _decide("send_text_message", "phone_number", "The phone number of the contact to send the message to.") == "observation"
+    assert _decide("add_contact", "phone_number", "Phone number of the new contact.") == "literal"
+    assert _decide("set_alarm", "number", "How many alarms to set.") == "literal"  # a bare number is a quantity
+    from libra.contracts.offline import literal_for
+
+    assert literal_for("phone_number", {"type": "string"}).isdigit()

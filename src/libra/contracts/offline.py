@@ -66,7 +66,16 @@ CREATION_VERBS = {"create", "add", "new", "register", "make", "insert", "put", "
 # Tool-name verbs of sign-in (rule 12).
 AUTH_WORDS = {"login", "logon", "signin", "authenticate", "auth", "authorize"}
 # Tool-name words of account creation / credential recovery: new identifiers and secrets are constructed (rule 12).
+# "signup"/"register" say it alone; the other verbs only when the tool's name is about an account or a secret
+# (create_account, reset_password), not when it creates something else for a signed-in user (create_transaction).
 ACCOUNT_CREATION = {"register", "signup", "create", "reset", "recover", "change"}
+ACCOUNT_ONLY_VERBS = {"register", "signup"}
+ACCOUNT_OBJECTS = {"account", "user", "profile", "password", "passcode", "pin", "credential", "credentials", "secret", "login"}
+# Secrets a recovery or change call sets anew; the account's identifier (an e-mail, a user name) still has to exist.
+SECRETS = {"password", "passwd", "passcode", "pin", "secret", "clientsecret", "code", "otp"}
+# Addresses that reach a person; they name the person's record like a user name does (rule 11), though "number" alone
+# is a free quantity.
+CONTACT_ADDRESS = {"phonenumber", "mobilenumber", "cellnumber", "phone", "emailaddress"}
 # Parameter words that mark a freely chosen value (rule 10): content, criteria, quantities, dates and flags.
 FREE_VALUE = {
     "content", "text", "message", "body", "title", "description", "comment", "note", "subject", "query", "keyword",
@@ -218,6 +227,8 @@ def _string_example(name: str, description: str) -> str:
         return "new_folder"
     if toks & {"email"}:
         return "user@example.com"
+    if toks & CONTACT_ADDRESS:
+        return "5550100000"  # a reserved-looking ten-digit number, digits only as most systems store them
     if toks & {"url", "uri", "link"}:
         return "https://example.com"
     if toks & {"date"}:
@@ -362,6 +373,16 @@ def is_creation_tool(tool: Tool) -> bool:
     return bool(tool_words(tool) & CREATION_VERBS)
 
 
+def account_creation_kind(tool: Tool) -> str | None:
+    """"create" for sign-up/account creation, "recover" for a password reset or change, else None (rule 12)."""
+    tw = tool_words(tool)
+    if tw & ACCOUNT_ONLY_VERBS or (tw & {"create"} and tw & ACCOUNT_OBJECTS):
+        return "create"
+    if tw & {"reset", "recover", "change"} and tw & ACCOUNT_OBJECTS:
+        return "recover"
+    return None
+
+
 def is_read_tool(tool: Tool) -> bool:
     toks = words(tool.short_name)
     return bool(toks) and (toks[0] in READ_VERBS or bool(set(toks) & {"status"} and set(toks) & {"get", "check"}))
@@ -400,8 +421,10 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # inputs (grant types, display names) stay literals.
     if is_auth_tool(tool) and (head & CREDENTIALS or last in {"id", "token", "secret", "key", "password"}):
         return ParamDecision("observation", "H4 sign-in identifier/secret of an existing account (rule 12)")
-    # H5 (rule 12): account creation / credential recovery constructs the new identifier and secret.
-    if comp & CREDENTIALS and tool_words(tool) & ACCOUNT_CREATION and not (last in ISSUED_IDENTITY):
+    # H5 (rule 12): account creation constructs the new identifier and secret; credential recovery constructs
+    # only the new secret (the account it recovers must exist).
+    kind = account_creation_kind(tool)
+    if comp & CREDENTIALS and not (last in ISSUED_IDENTITY) and (kind == "create" or kind == "recover" and comp & SECRETS):
         return ParamDecision("literal", "H5 new account identifier/secret at creation (rule 12)")
     # H6 (rules 4, 6, 11): identifiers, tokens, handles and codes are issued by the system; a guessed value of the
     # right type would fail, so success needs the exact runtime value.
@@ -415,17 +438,19 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # H7 (rules 5, 11): the description says the value must already exist or identify a particular record.
     if _has_phrase(desc, EXISTING_CUES):
         return ParamDecision("observation", "H7 description says the value must already exist (rules 5, 11)")
-    named = bool(head & NAMED_REFERENCE) or last in NAMED_REFERENCE or last.rstrip("s") in NAMED_REFERENCE
+    address = bool(comp & CONTACT_ADDRESS)
+    named = bool(head & NAMED_REFERENCE) or last in NAMED_REFERENCE or last.rstrip("s") in NAMED_REFERENCE or address
+    free = set(toks) & FREE_VALUE - ({"number"} if address else set())
     person = bool(head & PERSON_REFERENCE) or last.rstrip("s") in PERSON_REFERENCE
     # H8 (rule 10): search and filter criteria are free even when they look like names.
     if named and _has_phrase(desc, SEARCH_CUES):
         return ParamDecision("literal", "H8 search/filter criterion (rule 10)")
     # H9 (rule 10): a creating tool chooses the name of the record it creates (file names, keys, ...).
-    if named and not person and is_creation_tool(tool) and not (comp & FREE_VALUE):
+    if named and not person and is_creation_tool(tool) and not (comp & FREE_VALUE - ({"number"} if address else set())):
         return ParamDecision("literal", "H9 name of the record this call creates (rule 10)")
     # H10 (rules 11, 13): a name/key/path/recipient in a call that reads, changes, deletes or sends to a record
     # must match that record.
-    if named and not (set(toks) & FREE_VALUE):
+    if named and not free:
         return ParamDecision("observation", "H10 name/key/path/recipient of a pre-existing record (rule 11)")
     # H10b (registry rules): an encoded structure or sequence (a SMILES or SELFIES string, an InChI, a biological
     # sequence, a serialized document) is a payload another tool produces; a literal would be long or invented.

@@ -52,7 +52,7 @@ from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 8  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 9  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
