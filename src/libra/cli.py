@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import ConfigError, LibraError
+from .retrieval.documents import DEFAULT_DOCUMENT
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="Executable tool libraries and graph retrieval for LLM agents.")
 console = Console()
@@ -31,7 +32,7 @@ def eval_cmd(
     method: List[str] = typer.Option(["bm25", "dense"], "--method", "-m", help="retrieval method (repeatable)"),
     k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's, 15 for BFCL)"),
     embedder: str = typer.Option("minilm", "--embedder", help="minilm (default, offline), hash, st:<model>, openai:<model>[@url]"),
-    document: str = typer.Option("text", "--document", help="what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
+    document: str = typer.Option(DEFAULT_DOCUMENT, "--document", help="what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
     library: Optional[Path] = typer.Option(None, "--library", help="executable library for graph methods (built when omitted)"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the results as JSON"),
     runs: Optional[Path] = typer.Option(None, "--runs", help="write per-task rankings (TREC for .trec/.run, else JSONL)"),

@@ -13,6 +13,7 @@ from ._io import atomic_write_json
 from .cli import app, console
 from .errors import ConfigError
 from .induction.defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
+from .retrieval.documents import DEFAULT_DOCUMENT
 
 
 def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
@@ -201,7 +202,7 @@ def analyze_cmd(
     library: Optional[Path] = typer.Option(None, "--library", help="library file (built when omitted)"),
     k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's)"),
     embedder: str = typer.Option("minilm", "--embedder"),
-    document: str = typer.Option("text", "--document", help="what dense retrieval embeds per tool: text or json"),
+    document: str = typer.Option(DEFAULT_DOCUMENT, "--document", help="what dense retrieval embeds per tool: text or json"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the analyses as JSON"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG comparing P/R/NDCG across methods"),
 ) -> None:

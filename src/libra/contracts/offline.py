@@ -440,17 +440,17 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
         return ParamDecision("observation", "H7 description says the value must already exist (rules 5, 11)")
     address = bool(comp & CONTACT_ADDRESS)
     named = bool(head & NAMED_REFERENCE) or last in NAMED_REFERENCE or last.rstrip("s") in NAMED_REFERENCE or address
-    free = set(toks) & FREE_VALUE - ({"number"} if address else set())
+    free_words = FREE_VALUE - {"number"} if address else FREE_VALUE  # "phone number" is no quantity
     person = bool(head & PERSON_REFERENCE) or last.rstrip("s") in PERSON_REFERENCE
     # H8 (rule 10): search and filter criteria are free even when they look like names.
     if named and _has_phrase(desc, SEARCH_CUES):
         return ParamDecision("literal", "H8 search/filter criterion (rule 10)")
     # H9 (rule 10): a creating tool chooses the name of the record it creates (file names, keys, ...).
-    if named and not person and is_creation_tool(tool) and not (comp & FREE_VALUE - ({"number"} if address else set())):
+    if named and not person and is_creation_tool(tool) and not (comp & free_words):
         return ParamDecision("literal", "H9 name of the record this call creates (rule 10)")
     # H10 (rules 11, 13): a name/key/path/recipient in a call that reads, changes, deletes or sends to a record
     # must match that record.
-    if named and not free:
+    if named and not (set(toks) & free_words):
         return ParamDecision("observation", "H10 name/key/path/recipient of a pre-existing record (rule 11)")
     # H10b (registry rules): an encoded structure or sequence (a SMILES or SELFIES string, an InChI, a biological
     # sequence, a serialized document) is a payload another tool produces; a literal would be long or invented.

@@ -12,13 +12,14 @@ from typing import Any, Callable
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..errors import ConfigError
+from ..retrieval.documents import DEFAULT_DOCUMENT
 
 
 @dataclass
 class EvalOptions:
     k: int = 15
     embedder: str = "minilm"
-    document: str = "text"  # what dense methods embed per tool: text (default) or json (see retrieval.documents)
+    document: str = DEFAULT_DOCUMENT  # what dense methods embed per tool: text or json (see retrieval.documents)
     library: str | None = None
     workers: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)

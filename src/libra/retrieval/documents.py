@@ -2,7 +2,7 @@
 
 The paper embeds the serialized tool metadata (JSON). That suits a long-context encoder, but the default
 embedder reads at most 256 word pieces, and JSON braces, quotes and schema keywords (``"type": "object",
-"properties"``) spend a third of them on text every tool shares, which pulls all tools toward one another and
+"properties"``) spend many of them on text every tool shares, which pulls all tools toward one another and
 cuts long descriptions short. The default ``text`` style renders the same public metadata as prose: the
 qualified name, the description, then each parameter with its type and description. Nothing beyond the public
 metadata is added. ``json`` keeps the paper's serialization, for reproducing it or for long-context encoders.
@@ -48,11 +48,7 @@ def text_document(tool: Tool) -> str:
 
 
 def tool_document(tool: Tool, style: str = DEFAULT_DOCUMENT) -> str:
-    if style == "text":
-        return text_document(tool)
-    if style == "json":
-        return tool.text()
-    raise ConfigError(f"unknown document style {style!r}: use {' or '.join(DOCUMENT_STYLES)}")
+    return text_document(tool) if check_style(style) == "text" else tool.text()
 
 
 def check_style(style: str) -> str:
