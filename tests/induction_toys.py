@@ -144,13 +144,12 @@ class Keychain:
         return {"sessions": [{"vault": v.__name__, "access_token": f"session-{v.__name__}"} for v in VAULTS]}
 
 
-class VaultsBenchmark(Benchmark):
-    """Six services in six groups: the catalog where cross-group offers outnumber the useful ones."""
+class ClassesBenchmark(Benchmark):
+    """Toy classes as a catalog with an in-process runtime."""
 
-    name = "vaults"
-
-    def __init__(self, keychain: bool = False) -> None:
-        self.classes = [*VAULTS, Keychain] if keychain else list(VAULTS)
+    def __init__(self, *classes: type) -> None:
+        self.classes = list(classes)
+        self.name = "-".join(c.__name__.lower() for c in classes)
 
     def catalog(self) -> Catalog:
         rt = self.runtime()
@@ -164,7 +163,15 @@ class VaultsBenchmark(Benchmark):
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any):
         from libra.runtime.python import PythonRuntime
 
-        return PythonRuntime(classes=self.classes, trusted=True, name="vaults")
+        return PythonRuntime(classes=self.classes, trusted=True, name=self.name)
+
+
+class VaultsBenchmark(ClassesBenchmark):
+    """Six services in six groups: the catalog where cross-group offers outnumber the useful ones."""
+
+    def __init__(self, keychain: bool = False) -> None:
+        super().__init__(*VAULTS, *([Keychain] if keychain else []))
+        self.name = "vaults"
 
 
 def make_shop_runtime(delay: float = 0.0):
@@ -217,6 +224,63 @@ class SplitShopBenchmark(ShopBenchmark):
 
         base = super().catalog()
         return Catalog([dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop")
+
+
+class Shell:
+    """A working directory over a fixed tree: a file inside a folder is readable only after changing into it."""
+
+    TREE = {"": ["top.txt", "docs"], "docs": ["inner.txt"]}
+
+    def __init__(self) -> None:
+        self.cwd = ""
+
+    def change_directory(self, folder: str) -> dict:
+        """Change the current working directory to an existing folder.
+
+        Args:
+            folder: Name of an existing folder inside the current directory.
+        """
+        if folder not in self.TREE or folder not in self.TREE[self.cwd]:
+            return {"error": "no such folder"}
+        self.cwd = folder
+        return {"current_directory": folder}
+
+    def list_files(self) -> dict:
+        """List the names in the current directory."""
+        return {"names": list(self.TREE[self.cwd])}
+
+    def read_file(self, file_name: str) -> dict:
+        """Read a file of the current directory.
+
+        Args:
+            file_name: Name of an existing file in the current directory.
+        """
+        if file_name not in self.TREE[self.cwd] or file_name in self.TREE:
+            return {"error": "no such file"}
+        return {"content": f"contents of {file_name}"}
+
+
+class Records:
+    """Two kinds of small integer ids: only an item id opens an item, though a review id looks the same."""
+
+    def list_reviews(self) -> dict:
+        """List the reviews written so far."""
+        return {"reviews": [{"review_id": 7}]}
+
+    def list_items(self) -> dict:
+        """List the items on sale."""
+        return {"items": [{"item_id": 3}]}
+
+    def show_item(self, item_id: int) -> dict:
+        """Show an existing item.
+
+        Args:
+            item_id: The id of an existing item.
+        """
+        if item_id != 3:
+            return {"error": "no such item"}
+        return {"name": "lamp"}
+
 
 
 def main(argv: list[str]) -> None:

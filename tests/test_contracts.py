@@ -157,6 +157,9 @@ def test_classify_and_extract_on_real_records(runtime: PythonRuntime) -> None:
     c.exports = [type(c.exports[0])("item", "response", "$.items[*].id", {"type": "integer"}, True)]
     vals = extract(c, {}, {"status": "success", "output": {"items": [{"id": 3}, {"id": 4}, {"id": {"deep": 1}}]}, "state_changes": {}, "error": None, "duration_ms": 0})
     assert [(x.path, x.value) for x in vals] == [("$['items'][0]['id']", 3), ("$['items'][1]['id']", 4)]
+    # a documented return name ("items (List[Dict])") for a list the tool returns bare still reads the list
+    bare = extract(c, {}, {"status": "success", "output": [{"id": 5}], "state_changes": {}, "error": None, "duration_ms": 0})
+    assert [(x.path, x.value) for x in bare] == [("$[0]['id']", 5)]
 
 
 def test_revision_adds_structure_without_copying_values(runtime: PythonRuntime) -> None:

@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
+from .induction_toys import ClassesBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -168,3 +168,25 @@ def test_later_state_changes_sweep_only_their_own_group() -> None:
     assert any(r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in capped.relations)
     assert _edges(capped) == _edges(full)
     assert capped.stats["engine"]["state_tests"] < full.stats["engine"]["state_tests"]
+
+
+def test_a_consumer_budget_goes_to_the_best_named_pairing_first() -> None:
+    # show_item may run once with an offered id. A review id and an item id are both small integers; the item id
+    # is the one whose name matches the input, so it is tried first whichever list was read first.
+    for seed in (0, 1, 2, 3):
+        cfg = BuildConfig(max_calls_per_tool=1, seed=seed)
+        lib = build_library(ClassesBenchmark(Records), None, BuildOptions(workers=0, progress=False, config=cfg))
+        found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
+        assert ("Records.list_items", "Records.show_item") in found, (seed, sorted(found))
+
+
+def test_a_value_already_tested_still_tests_the_state_it_was_listed_in() -> None:
+    # Listing the top folder already showed that listed names feed read_file (provenance). The name listed inside
+    # "docs" is offered again there, as a state test: read_file of it works after changing directory and fails
+    # before, which is the state dependency change_directory -> read_file.
+    for seed in (0, 1, 2):
+        cfg = BuildConfig(seed=seed)
+        lib = build_library(ClassesBenchmark(Shell), None, BuildOptions(workers=0, progress=False, config=cfg))
+        edges = _edges(lib)
+        assert ("Shell.list_files", "Shell.read_file", "provenance", "names", "file_name") in edges, (seed, sorted(edges))
+        assert ("Shell.change_directory", "Shell.read_file", "state", None, None) in edges, (seed, sorted(edges))

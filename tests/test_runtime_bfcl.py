@@ -128,3 +128,26 @@ def test_unknown_tool(rt) -> None:
 
     with pytest.raises(UnknownToolError, match="GorillaFileSystem.lsx"):
         rt.invoke(rt.fresh(), "GorillaFileSystem.lsx", {})
+
+
+def test_the_build_sandbox_holds_a_file_tree_and_a_post() -> None:
+    # BFCL's default file system is a bare root and its posting back end has no post; the adapter's sandbox adds
+    # both, so that entering a folder before reading its file is something a build can observe.
+    from libra.benchmarks.bfcl import BFCLBenchmark
+
+    runtime = BFCLBenchmark().runtime(isolated=False)
+    try:
+        s0 = runtime.fresh()
+        listing, _ = runtime.invoke(s0, "GorillaFileSystem.ls", {})
+        assert set(listing.output["current_directory_content"]) == {"readme.txt", "docs"}
+        before, _ = runtime.invoke(s0, "GorillaFileSystem.cat", {"file_name": "summary.txt"})
+        assert "error" in before.output
+        _, s1 = runtime.invoke(s0, "GorillaFileSystem.cd", {"folder": "docs"})
+        after, _ = runtime.invoke(s1, "GorillaFileSystem.cat", {"file_name": "summary.txt"})
+        assert after.output["file_content"].startswith("First line")
+        posts, _ = runtime.invoke(s0, "TwitterAPI.get_user_tweets", {"username": "john"})
+        assert [p["id"] for p in posts.output] == [0]
+        users, _ = runtime.invoke(s0, "MessageAPI.list_users", {})
+        assert users.output["user_list"]  # the other classes keep their default scenario
+    finally:
+        runtime.close()

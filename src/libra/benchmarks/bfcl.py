@@ -35,6 +35,36 @@ CLASSES: dict[str, tuple[str, str]] = {
 }
 
 SPLIT = "BFCL_v4_multi_turn_base.json"
+
+#: What the build's sandbox holds beyond BFCL's default scenario. That scenario's file system is a bare root, so
+#: every tool that acts on an existing file or folder fails there, and a dependency such as "change into the
+#: folder before reading its file" can never be observed. Likewise the posting backend starts without a single
+#: post, so nothing can be shared or commented on before the sandbox account posts one itself. What is added is
+#: ours (no task's): a working folder with a text file and a sub-folder holding another file and an empty folder,
+#: and one earlier post of the sandbox account. The other classes' defaults already hold users, stocks and accounts.
+SANDBOX_SCENARIO: dict[str, Any] = {
+    "TwitterAPI": {
+        "tweets": {"0": {"id": 0, "username": "john", "content": "A first post in the sandbox", "tags": [], "mentions": []}},
+        "tweet_counter": 1,
+    },
+    "GorillaFileSystem": {
+        "root": {
+            "workspace": {
+                "type": "directory",
+                "contents": {
+                    "readme.txt": {"type": "file", "content": "Welcome to the workspace.\nSee the docs folder."},
+                    "docs": {
+                        "type": "directory",
+                        "contents": {
+                            "summary.txt": {"type": "file", "content": "First line\nSecond line\nTotal: 42"},
+                            "old": {"type": "directory", "contents": {}},
+                        },
+                    },
+                },
+            }
+        }
+    }
+}
 INSTALL_HINT = "install it with: pip install --no-deps 'bfcl-eval==2026.3.23' mpmath  (or run: make setup)"
 
 # BFCL's docs use Python-ish type names; JSON Schema wants these.
@@ -195,6 +225,9 @@ class BFCLBenchmark(Benchmark):
         return {"username": state["username"], "password": state["password"]}
 
     def runtime(self, **kwargs: Any):
+        """The runtime library construction explores: BFCL's default scenario plus :data:`SANDBOX_SCENARIO`
+        (pass ``initial_config`` for another starting state, e.g. a task's)."""
         from .bfcl_runtime import make_bfcl_runtime
 
+        kwargs.setdefault("initial_config", SANDBOX_SCENARIO)
         return make_bfcl_runtime(**kwargs)

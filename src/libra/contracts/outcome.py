@@ -88,6 +88,9 @@ def _labels(match: Any) -> tuple[str, ...]:
     return tuple(sorted({v.strip().lower() for k, v in record.items() if isinstance(v, str) and v is not match.obj and 0 < len(v) <= 40}))
 
 
+_NAMED_LIST = re.compile(r"^\$\.[A-Za-z_][A-Za-z0-9_]*(\[.*)$")
+
+
 def extract(contract: Contract, template_args: dict[str, Any], record: InvocationRecord | dict[str, Any]) -> list[Extracted]:
     """Evaluate every export path against the call's arguments, response and state changes.
 
@@ -107,8 +110,15 @@ def extract(contract: Contract, template_args: dict[str, Any], record: Invocatio
             if exp.path.strip() == "$":
                 out.append(Extracted(exp.name, exp.source, "$", root))
             continue
+        path = exp.path
+        if isinstance(root, list):
+            # Docs often name a return value ("user_tweets (List[Dict]): ...") that the tool returns bare: a path
+            # into that name then reads the list itself.
+            named = _NAMED_LIST.match(path)
+            if named:
+                path = "$" + named.group(1)
         try:
-            matches = list(jsonpath.finditer(exp.path, root))
+            matches = list(jsonpath.finditer(path, root))
         except jsonpath.JSONPathError:
             continue
         for m in matches:

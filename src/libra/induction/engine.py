@@ -30,6 +30,7 @@ order is deterministic, ends with the same library.
 
 from __future__ import annotations
 
+import heapq
 import json
 import pickle
 import re
@@ -52,7 +53,7 @@ from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 9  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 10  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -74,6 +75,7 @@ class BuildConfig:
     cross_group_sweeps_per_tool: int = 1
     tests_per_pair: int = 3  # counterfactual tests per (provider, field, consumer, input) before giving up
     offers_per_pair: int = 8  # values offered per (provider field, consumer input) before the pair is left alone
+    state_offers_per_pair: int = 4  # offers beyond that per (state creator, consumer input), as state tests only
     values_per_export: int = 3  # values one call contributes per export (list elements beyond are alike)
     fill_alignment: float = 0.5  # name similarity an incidental fill needs (candidate tests themselves need none)
     # Who provides a value: "export" credits every successful call that exports it, arguments included (the
@@ -126,6 +128,7 @@ class Item:
     tool: str
     template: int
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
+    state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
 
 
 @dataclass
@@ -227,10 +230,14 @@ class Engine:
         # (a template re-run from a new state) explore; they wait and have their own budget.
         # Offers between tools of the same group (one app, one class) go before offers across groups: a service's
         # tokens and ids are mostly consumed by the same service, and in a large catalog the cross-group offers
-        # would otherwise spend a consumer's budget first. Only the order changes, never what a test concludes.
-        self.queue: deque[Item] = deque()
-        self.far: deque[Item] = deque()
+        # would otherwise spend a consumer's budget first. Within each, the best-named pairings go first (the
+        # field similarity of the offered export and the input): a consumer's budget of bound calls is spent on
+        # ``song_id -> song_id`` before ``review_id -> song_id``, whatever order the values were discovered in.
+        # Only the order changes, never what a test concludes.
+        self.queue: list[tuple[float, int, Item]] = []  # heaps of (-similarity, sequence, item)
+        self.far: list[tuple[float, int, Item]] = []
         self.probes: deque[Item] = deque()
+        self.enqueued = 0
         self.seen_items: set[tuple[str, ...]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self.per_tool: dict[str, int] = {}
@@ -238,6 +245,7 @@ class Engine:
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.pair_offers: dict[tuple[str, str, str, str], int] = {}
+        self.state_offers: dict[tuple[str, str, str], int] = {}
         self.relations: dict[tuple, Relation] = {}
         self.counters: dict[str, int] = {
             "work_items": 0,
@@ -456,17 +464,22 @@ class Engine:
         if not item.fixed:
             self.probes.append(item)
             return
-        group = self.catalog[item.tool].group
-        near = all(self._same_group(self.values[v], self.catalog[item.tool]) for _p, v in item.fixed)
-        (self.queue if near else self.far).append(item)
+        tool = self.catalog[item.tool]
+        near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
+        # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
+        sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, p) for p, v in item.fixed)
+        self.enqueued += 1
+        heapq.heappush(self.queue if near else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes)
 
     def _pop(self) -> Item:
-        for q in (self.queue, self.far, self.probes):
-            if q:
-                return q.popleft()
+        for heap in (self.queue, self.far):
+            if heap:
+                return heapq.heappop(heap)[2]
+        if self.probes:
+            return self.probes.popleft()
         raise IndexError("empty worklist")
 
     def _add_relation(self, rel: Relation) -> None:
@@ -482,7 +495,9 @@ class Engine:
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
             budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
-            if budget.get(item.tool, 0) >= limit:
+            # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
+            # tests early still gets them: the states that need them are often reached late.
+            if budget.get(item.tool, 0) >= limit and not item.state_test:
                 continue
             bound = self.bind(item)
             if bound is None:
@@ -591,17 +606,33 @@ class Engine:
                     if not self._meant_for(pv, consumer):
                         continue
                     pair = (pv.tool, pv.export, consumer, param)
-                    if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations:
-                        continue
+                    settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
                     # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
-                    if self.pair_offers.get(pair, 0) >= cfg.offers_per_pair:
-                        self.counters["skipped_implied"] += 1
-                        continue
-                    self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
+                    settled_or_spent = settled or self.pair_offers.get(pair, 0) >= cfg.offers_per_pair
+                    if settled_or_spent:
+                        # ...as value tests. In a state some call created, a success is also a state test against
+                        # the parent state (the file listed after changing directory is only readable there), so
+                        # a few offers per (creator, consumer) still go ahead until that dependency is known.
+                        creator = self.calls[target.creator].tool if target.parent is not None and target.creator >= 0 else None
+                        skey = (creator or "", consumer, param)
+                        if (
+                            creator is None
+                            or creator == consumer
+                            or self.catalog[creator].group != self.catalog[consumer].group  # across groups the sweeps suffice
+                            or pv.call == target.creator  # the creator's own value: a value test, not a state test
+                            or not self._same_group(pv, self.catalog[consumer])
+                            or (creator, consumer, "state", None, None) in self.relations
+                            or self.state_offers.get(skey, 0) >= cfg.state_offers_per_pair
+                        ):
+                            self.counters["skipped_implied"] += 1
+                            continue
+                        self.state_offers[skey] = self.state_offers.get(skey, 0) + 1
+                    else:
+                        self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
                     for ti, tmpl in enumerate(self.contracts[consumer].templates):
                         arg = tmpl.arguments.get(param)
                         if tmpl.expected == "success" and arg is not None and arg.kind == "observation":
-                            new_items.append(Item(target.id, consumer, ti, ((param, pv.id),)))
+                            new_items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
             # state dependency sweep (Algorithm 1, lines 26-32)
             sweep_key = f"{item.tool}@{node.depth}"
             if changed and self.sweeps.get(sweep_key, 0) < cfg.sweeps_per_tool:
@@ -727,7 +758,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "state_offers", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
