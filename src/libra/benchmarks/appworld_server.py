@@ -297,7 +297,7 @@ class AppWorldBackend:
             user.save()
 
     @staticmethod
-    def _music_catalogue() -> list[int]:
+    def _music_catalogue() -> dict[str, Any]:
         """A tiny made-up music catalogue. Nothing public creates songs, albums or artists (a service's catalogue
         is its operator's data), so they are written through the app's models, as AppWorld's own data
         generation does; without them no song, album or artist API has anything to act on."""
@@ -319,7 +319,7 @@ class AppWorldBackend:
         ]
         for song in songs:
             song.save()
-        return [songs[0].id, songs[2].id]
+        return {"playlist_songs": [songs[0].id, songs[2].id], "song": songs[1].id, "album": album.id, "artist": quiet.id}
 
     def _build_fresh(self) -> None:
         from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
@@ -367,8 +367,14 @@ class AppWorldBackend:
         self._must("splitwise.create_group", {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]})
         self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
         playlist = self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
-        for song_id in self._music_catalogue():
+        music = self._music_catalogue()
+        for song_id in music["playlist_songs"]:
             self._must("spotify.add_song_to_playlist", {"access_token": t["spotify"], "playlist_id": playlist["playlist_id"], "song_id": song_id})
+        # the account's own library, likes and follows, so the APIs that list them have something to show
+        self._must("spotify.add_song_to_library", {"access_token": t["spotify"], "song_id": music["song"]})
+        self._must("spotify.like_song", {"access_token": t["spotify"], "song_id": music["playlist_songs"][0]})
+        self._must("spotify.add_album_to_library", {"access_token": t["spotify"], "album_id": music["album"]})
+        self._must("spotify.follow_artist", {"access_token": t["spotify"], "artist_id": music["artist"]})
         self._must("amazon.add_address", {"access_token": t["amazon"], "name": "Home", "street_address": "12 Alder Lane", "city": "Springfield", "state": "Oregon", "country": "United States", "zip_code": 97477})
 
     def fresh(self) -> list[tuple[str, str, bytes]]:
