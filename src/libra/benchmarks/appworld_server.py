@@ -366,6 +366,15 @@ class AppWorldBackend:
         self._must("file_system.create_file", {"access_token": t["file_system"], "file_path": "~/documents/todo.txt", "content": "renew passport"})
         self._must("splitwise.create_group", {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]})
         self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
+        # One payment received, so the transaction APIs have something to show. Money enters Venmo only through a
+        # bank card the operator's admin recognises, so the contact's starting balance is set through the app's
+        # models (as AppWorld's own data generation does); the payment itself goes through the public API.
+        venmo = import_models_module("venmo")
+        payer = venmo.User.find_one(email=CONTACT["email"])
+        payer.venmo_balance = 50.0
+        payer.save()
+        jordan = self._must("venmo.login", {"username": CONTACT["email"], "password": _password("venmo", "contact")})["access_token"]
+        self._must("venmo.create_transaction", {"access_token": jordan, "receiver_email": SUPERVISOR["email"], "amount": 12.0, "description": "Pizza night"})
         playlist = self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
         music = self._music_catalogue()
         for song_id in music["playlist_songs"]:
