@@ -460,6 +460,30 @@ class Engine:
         return True, None
 
     # ------------------------------------------------------------------------------------------------ waves
+    def _take_state_offer(self, pv: PoolValue, target: Node, consumer: str, param: str) -> bool:
+        """Whether a value whose pair is settled as a value test is still offered, as a test of ``target``.
+
+        In a state some call created, a success is also a state test against the parent state (the file listed
+        after changing directory is only readable there), so a few such offers per (creator, consumer input) go
+        ahead until that dependency is known. Across groups the sweeps suffice, and the creator's own value is a
+        value test, not a state test.
+        """
+        if target.parent is None or target.creator < 0 or pv.call == target.creator:
+            return False
+        creator = self.calls[target.creator].tool
+        tool = self.catalog[consumer]
+        key = (creator, consumer, param)
+        if (
+            creator == consumer
+            or self.catalog[creator].group != tool.group
+            or not self._same_group(pv, tool)
+            or (creator, consumer, "state", None, None) in self.relations
+            or self.state_offers.get(key, 0) >= self.config.state_offers_per_pair
+        ):
+            return False
+        self.state_offers[key] = self.state_offers.get(key, 0) + 1
+        return True
+
     def _enqueue(self, item: Item) -> None:
         if not item.fixed:
             self.probes.append(item)
@@ -610,23 +634,9 @@ class Engine:
                     # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
                     settled_or_spent = settled or self.pair_offers.get(pair, 0) >= cfg.offers_per_pair
                     if settled_or_spent:
-                        # ...as value tests. In a state some call created, a success is also a state test against
-                        # the parent state (the file listed after changing directory is only readable there), so
-                        # a few offers per (creator, consumer) still go ahead until that dependency is known.
-                        creator = self.calls[target.creator].tool if target.parent is not None and target.creator >= 0 else None
-                        skey = (creator or "", consumer, param)
-                        if (
-                            creator is None
-                            or creator == consumer
-                            or self.catalog[creator].group != self.catalog[consumer].group  # across groups the sweeps suffice
-                            or pv.call == target.creator  # the creator's own value: a value test, not a state test
-                            or not self._same_group(pv, self.catalog[consumer])
-                            or (creator, consumer, "state", None, None) in self.relations
-                            or self.state_offers.get(skey, 0) >= cfg.state_offers_per_pair
-                        ):
+                        if not self._take_state_offer(pv, target, consumer, param):
                             self.counters["skipped_implied"] += 1
                             continue
-                        self.state_offers[skey] = self.state_offers.get(skey, 0) + 1
                     else:
                         self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
                     for ti, tmpl in enumerate(self.contracts[consumer].templates):
