@@ -283,6 +283,49 @@ class Records:
 
 
 
+def _stepper(step: int, words: str):
+    def method(self: Any, entry_id: int) -> dict:
+        return {"entry_id": entry_id + step}
+
+    method.__doc__ = f"""The entry {words} after an existing entry.
+
+    Args:
+        entry_id: The id of an existing entry.
+    """
+    return method
+
+
+class Ledger:
+    """Entries numbered without end: every step names a new entry, so offers never run out."""
+
+    def first_entry(self) -> dict:
+        """The id of the first entry."""
+        return {"entry_id": 1}
+
+    next_entry = _stepper(1, "just")
+    skip_entries = _stepper(10, "ten")
+    jump_entries = _stepper(100, "a hundred")
+    leap_entries = _stepper(1000, "a thousand")
+
+
+class Inbox:
+    """One stored message, readable by its id."""
+
+    def list_messages(self) -> dict:
+        """List the stored messages."""
+        return {"messages": [{"message_id": 42}]}
+
+    def read_message(self, message_id: int) -> dict:
+        """Read an existing message.
+
+        Args:
+            message_id: The id of an existing message.
+        """
+        if message_id != 42:
+            return {"error": "no such message"}
+        return {"text": "hello"}
+
+
 def main(argv: list[str]) -> None:
     """``python -m tests.induction_toys OUT DELAY``: build the toy library (used by the resume test)."""
     from libra.induction.build import BuildOptions, build_library

@@ -36,12 +36,21 @@ def test_text_document_renders_the_public_metadata_as_prose():
     assert doc.splitlines() == [
         "Notes.search_notes: Find the notes whose text contains a phrase.",
         "Parameters: query (string): phrase to look for; limit (integer or null); order (one of asc, desc)",
+        "Returns: note_ids (array)",
     ]
-    assert "{" not in doc and "properties" not in doc and "note_ids" not in doc
+    assert "{" not in doc and "properties" not in doc
+
+
+def test_text_document_lists_the_fields_of_listed_records_and_a_described_scalar():
+    listed = {"type": "array", "items": {"type": "object", "properties": {"note_id": {"type": "integer", "description": "id of the note"}, "title": {"type": "string"}}}}
+    assert text_document(_tool(response=listed)).splitlines()[-1] == "Returns: note_id (integer): id of the note; title (string)"
+    scalar = {"type": "string", "description": "the first matching note as Markdown"}
+    assert text_document(_tool(response=scalar)).splitlines()[-1] == "Returns: string: the first matching note as Markdown"
+    assert not any(line.startswith("Returns") for line in text_document(_tool(response=None)).splitlines())
 
 
 def test_text_document_without_parameters_or_description():
-    t = _tool(description="", parameters={"type": "object", "properties": {}})
+    t = _tool(description="", parameters={"type": "object", "properties": {}}, response=None)
     assert text_document(t) == "Notes.search_notes"
 
 

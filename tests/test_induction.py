@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ClassesBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
+from .induction_toys import ClassesBenchmark, Inbox, Ledger, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -190,3 +190,13 @@ def test_a_value_already_tested_still_tests_the_state_it_was_listed_in() -> None
         edges = _edges(lib)
         assert ("Shell.list_files", "Shell.read_file", "provenance", "names", "file_name") in edges, (seed, sorted(edges))
         assert ("Shell.change_directory", "Shell.read_file", "state", None, None) in edges, (seed, sorted(edges))
+
+
+def test_every_initial_call_runs_before_offers_use_up_the_budget() -> None:
+    # Each ledger entry names the next one, so offers alone could spend any budget. Listing the inbox
+    # is an initial call; it must still run, and early, or no message id ever reaches read_message.
+    for seed in (0, 1, 2, 3):
+        cfg = BuildConfig(seed=seed, batch_size=1, max_calls=24)
+        lib = build_library(ClassesBenchmark(Ledger, Inbox), None, BuildOptions(workers=0, progress=False, config=cfg))
+        found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
+        assert ("Inbox.list_messages", "Inbox.read_message") in found, (seed, sorted(found))

@@ -53,7 +53,7 @@ from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 10  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 11  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -499,6 +499,11 @@ class Engine:
         return bool(self.queue or self.far or self.probes)
 
     def _pop(self) -> Item:
+        # Every tool's initial calls (Algorithm 1, lines 7-8) run before any offer. Offers never run out in a large
+        # catalog, so under a binding budget an initial call left behind them never runs, and its tool then
+        # provides nothing at all.
+        if self.probes and self.probes[0].node == 0:
+            return self.probes.popleft()
         for heap in (self.queue, self.far):
             if heap:
                 return heapq.heappop(heap)[2]

@@ -4,8 +4,10 @@ The paper embeds the serialized tool metadata (JSON). That suits a long-context 
 embedder reads at most 256 word pieces, and JSON braces, quotes and schema keywords (``"type": "object",
 "properties"``) spend many of them on text every tool shares, which pulls all tools toward one another and
 cuts long descriptions short. The default ``text`` style renders the same public metadata as prose: the
-qualified name, the description, then each parameter with its type and description. Nothing beyond the public
-metadata is added. ``json`` keeps the paper's serialization, for reproducing it or for long-context encoders.
+qualified name, the description, each parameter with its type and description, then each field of the
+response (of a listed record, when the response is a list) the same way. What a tool gives back is often
+what a request names ("how many followers", "the id of the playlist"). Nothing beyond the public metadata is
+added. ``json`` keeps the paper's serialization, for reproducing it or for long-context encoders.
 
 BM25 keeps indexing the JSON serialization (:meth:`libra.catalog.Tool.text`): a lexical scorer loses nothing
 to punctuation.
@@ -33,17 +35,36 @@ def _type_label(schema: dict[str, Any]) -> str:
     return "any"
 
 
+def _field(name: str, schema: dict[str, Any]) -> str:
+    about = str(schema.get("description") or "").strip()
+    return f"{name} ({_type_label(schema)})" + (f": {about}" if about else "")
+
+
+def _response_fields(schema: Any) -> list[str]:
+    """The response's top-level fields, like the parameters: a list's record fields, else a described scalar."""
+    if not isinstance(schema, dict):
+        return []
+    items = schema.get("items")
+    if schema.get("type") == "array" and isinstance(items, dict) and items.get("properties"):
+        schema = items
+    props = schema.get("properties")
+    if isinstance(props, dict) and props:
+        return [_field(n, s if isinstance(s, dict) else {}) for n, s in props.items()]
+    about = str(schema.get("description") or "").strip()
+    return [f"{_type_label(schema)}: {about}"] if about else []
+
+
 def text_document(tool: Tool) -> str:
-    """``name: description`` then ``Parameters: p (type): description; ...`` (no line when there are none)."""
+    """``name: description``, ``Parameters: p (type): description; ...``, ``Returns: ...`` (lines only when
+    there is something to say)."""
     desc = tool.description.strip()
     lines = [f"{tool.name}: {desc}" if desc else tool.name]
-    params = []
-    for name in tool.param_names:
-        schema = tool.param_schema(name)
-        about = str(schema.get("description") or "").strip()
-        params.append(f"{name} ({_type_label(schema)})" + (f": {about}" if about else ""))
+    params = [_field(name, tool.param_schema(name)) for name in tool.param_names]
     if params:
         lines.append("Parameters: " + "; ".join(params))
+    returns = _response_fields(tool.response)
+    if returns:
+        lines.append("Returns: " + "; ".join(returns))
     return "\n".join(lines)
 
 
