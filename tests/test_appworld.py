@@ -192,3 +192,22 @@ def test_the_music_catalogue_is_there_to_act_on(rt):
     assert [s["title"] for s in songs][:1] == ["First Light"]
     rec, _ = rt.invoke(logged, "spotify.show_album", {"access_token": token, "album_id": songs[0]["album_id"]})
     assert rec.status == "success" and rec.output["title"] == "Morning Light"
+
+
+@needs_env
+def test_the_supervisor_has_a_music_library_and_a_payment_to_read(rt):
+    # Reads that list the supervisor's own records (library, likes, follows, payments) need records to list, or
+    # no id they return can ever feed another API during induction.
+    s0 = rt.fresh()
+    pw = {r["account_name"]: r["password"] for r in rt.invoke(s0, "supervisor.show_account_passwords", {})[0].output}
+    rec, logged = rt.invoke(s0, "spotify.login", {"username": SUPERVISOR["email"], "password": pw["spotify"]})
+    token = rec.output["access_token"]
+    for api in ("spotify.show_song_library", "spotify.show_liked_songs", "spotify.show_album_library", "spotify.show_following_artists"):
+        rec, _ = rt.invoke(logged, api, {"access_token": token})
+        assert rec.status == "success" and len(rec.output) >= 1, (api, rec.output)
+    rec, logged = rt.invoke(s0, "venmo.login", {"username": SUPERVISOR["email"], "password": pw["venmo"]})
+    token = rec.output["access_token"]
+    rec, _ = rt.invoke(logged, "venmo.show_transactions", {"access_token": token})
+    assert rec.status == "success", rec.error
+    received = [t for t in rec.output if t["receiver"]["email"] == SUPERVISOR["email"]]
+    assert received and received[0]["amount"] > 0 and received[0]["sender"]["email"] != SUPERVISOR["email"], rec.output
