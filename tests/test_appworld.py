@@ -182,12 +182,18 @@ def test_a_logout_stays_in_its_own_state(rt):
     assert rt.invoke(out, "phone.show_alarms", {"access_token": token})[0].status == "rejected"
 
 
+def _app_login(rt, state, app):
+    """Sign in to an app that takes the supervisor's email as user name."""
+    pw = {r["account_name"]: r["password"] for r in rt.invoke(state, "supervisor.show_account_passwords", {})[0].output}
+    rec, logged = rt.invoke(state, f"{app}.login", {"username": SUPERVISOR["email"], "password": pw[app]})
+    assert rec.status == "success", rec.error
+    return rec.output["access_token"], logged
+
+
 @needs_env
 def test_the_music_catalogue_is_there_to_act_on(rt):
     s0 = rt.fresh()
-    pw = {r["account_name"]: r["password"] for r in rt.invoke(s0, "supervisor.show_account_passwords", {})[0].output}
-    rec, logged = rt.invoke(s0, "spotify.login", {"username": SUPERVISOR["email"], "password": pw["spotify"]})
-    token = rec.output["access_token"]
+    token, logged = _app_login(rt, s0, "spotify")
     songs = rt.invoke(logged, "spotify.search_songs", {"access_token": token, "query": "light"})[0].output
     assert [s["title"] for s in songs][:1] == ["First Light"]
     rec, _ = rt.invoke(logged, "spotify.show_album", {"access_token": token, "album_id": songs[0]["album_id"]})
@@ -199,14 +205,11 @@ def test_the_supervisor_has_a_music_library_and_a_payment_to_read(rt):
     # Reads that list the supervisor's own records (library, likes, follows, payments) need records to list, or
     # no id they return can ever feed another API during induction.
     s0 = rt.fresh()
-    pw = {r["account_name"]: r["password"] for r in rt.invoke(s0, "supervisor.show_account_passwords", {})[0].output}
-    rec, logged = rt.invoke(s0, "spotify.login", {"username": SUPERVISOR["email"], "password": pw["spotify"]})
-    token = rec.output["access_token"]
+    token, logged = _app_login(rt, s0, "spotify")
     for api in ("spotify.show_song_library", "spotify.show_liked_songs", "spotify.show_album_library", "spotify.show_following_artists"):
         rec, _ = rt.invoke(logged, api, {"access_token": token})
         assert rec.status == "success" and len(rec.output) >= 1, (api, rec.output)
-    rec, logged = rt.invoke(s0, "venmo.login", {"username": SUPERVISOR["email"], "password": pw["venmo"]})
-    token = rec.output["access_token"]
+    token, logged = _app_login(rt, s0, "venmo")
     rec, _ = rt.invoke(logged, "venmo.show_transactions", {"access_token": token})
     assert rec.status == "success", rec.error
     received = [t for t in rec.output if t["receiver"]["email"] == SUPERVISOR["email"]]
