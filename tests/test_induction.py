@@ -112,6 +112,8 @@ def test_killed_build_resumes_to_the_same_library(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert not out.exists()
+    with open(ckpt, "rb") as fh:
+        assert fh.read(2) == b"\x1f\x8b"  # checkpoints are gzip streams
     subprocess.run([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT, check=True, timeout=300)
     assert not ckpt.exists()
     a, b = Library.load(out), Library.load(reference)

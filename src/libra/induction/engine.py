@@ -30,12 +30,14 @@ order is deterministic, ends with the same library.
 
 from __future__ import annotations
 
+import gzip
 import heapq
 import json
 import pickle
 import re
 import random
 import time
+import zlib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +45,7 @@ from typing import Any, Callable, Sequence
 
 import jsonschema
 
-from .._io import atomic_write_bytes
+from .._io import atomic_open
 from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
 from ..contracts.offline import literal_for, schema_type, sentinel_for
@@ -778,14 +780,18 @@ class Engine:
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
         payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
-        atomic_write_bytes(path, pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL))
+        # Streamed through fast gzip: a large build's pool of records and sandbox states compresses several-fold,
+        # and is never held in memory twice.
+        with atomic_open(path) as fh, gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=1) as gz:
+            pickle.dump(payload, gz, protocol=pickle.HIGHEST_PROTOCOL)
 
     def restore(self, path: Path, identity: str) -> bool:
         """Load a checkpoint written for the same build identity; False (and nothing loaded) otherwise."""
         try:
-            payload = pickle.loads(path.read_bytes())
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError):
-            return False
+            with gzip.open(path, "rb") as fh:
+                payload = pickle.load(fh)
+        except (OSError, EOFError, zlib.error, pickle.UnpicklingError, AttributeError, ImportError):
+            return False  # unreadable, truncated or from an older format: start afresh
         if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
             return False
         if any(k not in payload for k in self._CHECKPOINTED):
