@@ -308,24 +308,6 @@ class Ledger:
     leap_entries = _stepper(1000, "a thousand")
 
 
-class Inbox:
-    """One stored message, readable by its id."""
-
-    def list_messages(self) -> dict:
-        """List the stored messages."""
-        return {"messages": [{"message_id": 42}]}
-
-    def read_message(self, message_id: int) -> dict:
-        """Read an existing message.
-
-        Args:
-            message_id: The id of an existing message.
-        """
-        if message_id != 42:
-            return {"error": "no such message"}
-        return {"text": "hello"}
-
-
 def main(argv: list[str]) -> None:
     """``python -m tests.induction_toys OUT DELAY``: build the toy library (used by the resume test)."""
     from libra.induction.build import BuildOptions, build_library

@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ClassesBenchmark, Inbox, Ledger, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
+from .induction_toys import ClassesBenchmark, Ledger, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -195,10 +195,10 @@ def test_a_value_already_tested_still_tests_the_state_it_was_listed_in() -> None
 
 
 def test_every_initial_call_runs_before_offers_use_up_the_budget() -> None:
-    # Each ledger entry names the next one, so offers alone could spend any budget. Listing the inbox
-    # is an initial call; it must still run, and early, or no message id ever reaches read_message.
+    # Each ledger entry names the next one, so offers alone could spend any budget. Listing the items
+    # is an initial call; it must still run, and early, or no item id ever reaches show_item.
     for seed in (0, 1, 2, 3):
         cfg = BuildConfig(seed=seed, batch_size=1, max_calls=24)
-        lib = build_library(ClassesBenchmark(Ledger, Inbox), None, BuildOptions(workers=0, progress=False, config=cfg))
+        lib = build_library(ClassesBenchmark(Ledger, Records), None, BuildOptions(workers=0, progress=False, config=cfg))
         found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
-        assert ("Inbox.list_messages", "Inbox.read_message") in found, (seed, sorted(found))
+        assert ("Records.list_items", "Records.show_item") in found, (seed, sorted(found))
