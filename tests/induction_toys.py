@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
@@ -226,6 +226,48 @@ class SplitShopBenchmark(ShopBenchmark):
         return Catalog([dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop")
 
 
+class Portal:
+    """A sign-in whose user name the operator knows, and which a profile read also reveals."""
+
+    def __init__(self) -> None:
+        self.signed_in = 0
+        self.subscribers = 0
+
+    def subscribe(self) -> dict:
+        """Subscribe to the newsletter."""
+        self.subscribers += 1
+        return {"subscribed": True}
+
+    def show_profile(self) -> dict:
+        """Show the account holder's profile."""
+        return {"email": "op@example.org"}
+
+    def greeting(self) -> dict:
+        """The greeting shown to visitors."""
+        return {"username_hint": "guest"}
+
+    def login(self, username: str) -> dict:
+        """Sign in.
+
+        Args:
+            username: Your account email.
+        """
+        if username != "op@example.org":
+            return {"error": "unknown account"}
+        self.signed_in += 1
+        return {"signed_in": self.signed_in}
+
+
+class PortalBenchmark(ClassesBenchmark):
+    """The operator knows the account's e-mail, as AppWorld's adapter knows its supervisor's."""
+
+    def __init__(self) -> None:
+        super().__init__(Portal)
+
+    def fixtures(self) -> dict[str, Any]:
+        return {"email": "op@example.org"}
+
+
 class Shell:
     """A working directory over a fixed tree: a file inside a folder is readable only after changing into it."""
 
@@ -281,6 +323,36 @@ class Records:
             return {"error": "no such item"}
         return {"name": "lamp"}
 
+
+
+class Mailbox:
+    """Plain-text notes whose names sound like the input, and one list that really holds addresses."""
+
+    def email_status(self) -> dict:
+        """Report how the mailbox is doing."""
+        return {"email_status": "All quiet."}
+
+    def email_subject(self) -> dict:
+        """The subject line of the newest mail."""
+        return {"email_subject": "Lunch on Friday"}
+
+    def email_greeting(self) -> dict:
+        """The greeting used in new mails."""
+        return {"email_greeting": "Hi there"}
+
+    def list_contacts(self) -> dict:
+        """List the saved contacts."""
+        return {"contacts": [{"address": "ana@example.org"}]}
+
+    def invite(self, email: Annotated[str, {"format": "email"}]) -> dict:
+        """Invite a saved contact.
+
+        Args:
+            email: The email address of a saved contact.
+        """
+        if email != "ana@example.org":
+            return {"error": "not a saved contact"}
+        return {"invited": True}
 
 
 def _stepper(step: int, words: str):

@@ -18,7 +18,7 @@ from libra.library import Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ClassesBenchmark, Ledger, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
+from .induction_toys import ClassesBenchmark, Ledger, Mailbox, PortalBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -202,3 +202,25 @@ def test_every_initial_call_runs_before_offers_use_up_the_budget() -> None:
         lib = build_library(ClassesBenchmark(Ledger, Records), None, BuildOptions(workers=0, progress=False, config=cfg))
         found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
         assert ("Records.list_items", "Records.show_item") in found, (seed, sorted(found))
+
+
+def test_values_that_break_a_declared_format_are_never_offered() -> None:
+    # Three plain-text notes are named more like the input than the contact list is, so without a format check
+    # their offers come first and use up invite's budget; the address in the list is then never tried.
+    for seed in (0, 1, 2):
+        cfg = BuildConfig(seed=seed, max_calls_per_tool=2)
+        lib = build_library(ClassesBenchmark(Mailbox), None, BuildOptions(workers=0, progress=False, config=cfg))
+        found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
+        assert ("Mailbox.list_contacts", "Mailbox.invite") in found, (seed, sorted(found))
+        assert lib.stats["engine"]["skipped_unfit"] > 0
+
+
+def test_a_tool_revealing_a_sandbox_fact_is_credited_before_the_fact() -> None:
+    # The operator knows the e-mail, but so does show_profile, whose field the input's description names. A caller
+    # learns it from show_profile, so that is the provider; the fact itself is only a fallback. With the fact
+    # filling every sign-in, and the one offer in the budget going to the better-named hint, no relation is found.
+    for seed in (0, 1, 2):
+        cfg = BuildConfig(seed=seed, max_calls_per_tool=1)
+        lib = build_library(PortalBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
+        edges = _edges(lib)
+        assert ("Portal.show_profile", "Portal.login", "provenance", "email", "username") in edges, (seed, sorted(edges))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Literal, Optional
+from typing import Annotated, Literal, Optional
 
 import jsonschema
 import pytest
@@ -58,6 +58,9 @@ def test_type_schema_and_docstrings() -> None:
     assert type_schema(dict[str, int])[0] == {"type": "object", "additionalProperties": {"type": "integer"}}
     assert type_schema(Literal[1, 2])[0] == {"enum": [1, 2], "type": "integer"}
     assert type_schema(int | str)[0] == {"type": ["integer", "string"]}
+    # dict metadata adds JSON Schema keywords; other metadata is not the schema's business
+    assert type_schema(Annotated[str, {"format": "email"}, "note"])[0] == {"type": "string", "format": "email"}
+    assert type_schema(Annotated[Optional[int], {"minimum": 1}]) == ({"type": ["integer", "null"], "minimum": 1}, True)
     desc, params = parse_docstring(
         """Move a file.
 

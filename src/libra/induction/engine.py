@@ -55,7 +55,7 @@ from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 11  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 12  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -256,6 +256,7 @@ class Engine:
             "provenance_tests": 0,
             "state_tests": 0,
             "skipped_implied": 0,
+            "skipped_unfit": 0,
             "waves": 0,
         }
         self.started = False
@@ -313,11 +314,15 @@ class Engine:
         return out
 
     def _fits(self, tool: Tool, param: str, value: Any) -> Any | None:
-        """The value as it would be passed to ``param`` (a scalar may fill a list input), or None if invalid."""
+        """The value as it would be passed to ``param`` (a scalar may fill a list input), or None if invalid.
+
+        Declared formats are checked too: a status message offered to an ``email`` input is a test that can only
+        fail, and in a large catalog such offers would use up the consumer's budget before the real providers'.
+        """
         key = (tool.name, param)
         v = self._validators.get(key)
         if v is None:
-            v = self._validators[key] = jsonschema.Draft202012Validator(tool.param_schema(param))
+            v = self._validators[key] = jsonschema.Draft202012Validator(tool.param_schema(param), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
         if v.is_valid(value):
             return value
         if isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
@@ -378,14 +383,16 @@ class Engine:
         keys = self._key_cache.get(cache_key)
         if keys is None:
             keys = []
+            desc = " " + " ".join(re.findall(r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower())) + " "
+            # A value also fits an input whose description names it ("username: Your account phone_number.").
             for prov, export in self.by_consumer.get(cache_key, set()):
                 sim = self.similarity(export, param)
+                if f" {humanize(export)} " in desc:
+                    sim = max(sim, 1.0)
                 if prov != consumer and sim >= self.config.fill_alignment:
                     keys.append((sim, (prov, export)))
-            desc = " " + " ".join(re.findall(r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower())) + " "
             for name in self.fixtures:
                 sim = self.similarity(name, param)
-                # A sandbox fact also fits an input whose description names it ("Your account phone_number.").
                 if f" {humanize(name)} " in desc:
                     sim = max(sim, 1.0)
                 if sim > self.config.tau:
@@ -410,7 +417,7 @@ class Engine:
                     continue
                 val = self._fits(tool, param, pv.value)
                 if val is not None:
-                    rank = (True, sim, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
+                    rank = (True, sim, True, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
             if best is not None:
@@ -430,7 +437,8 @@ class Engine:
                         hit = (pv, val)
                         break
                 if hit is not None:
-                    rank = (False, sim, near, n.depth, -hit[0].id)
+                    # A sandbox fact is the fallback: a tool that reveals the same fact is what a caller would use.
+                    rank = (False, sim, key[0] != FIXTURE, near, n.depth, -hit[0].id)
                     if best is None or rank > best[0]:
                         best = (rank, hit[0], hit[1])
                     break
@@ -635,6 +643,9 @@ class Engine:
             for pv in fresh_values:
                 for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
                     if not self._meant_for(pv, consumer):
+                        continue
+                    if self._fits(self.catalog[consumer], param, pv.value) is None:
+                        self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
                         continue
                     pair = (pv.tool, pv.export, consumer, param)
                     settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations

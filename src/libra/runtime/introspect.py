@@ -115,7 +115,14 @@ def type_schema(tp: Any) -> tuple[dict[str, Any], bool]:
             schema["type"] = kinds.pop()
         return schema, None in values
     if origin is typing.Annotated:
-        return type_schema(args[0])
+        # ``Annotated[str, {"format": "email"}]``: dict metadata is JSON Schema the type alone cannot say
+        schema, nullable = type_schema(args[0])
+        extra = [m for m in getattr(tp, "__metadata__", ()) if isinstance(m, dict)]
+        if extra:
+            schema = dict(schema)
+            for m in extra:
+                schema.update(m)
+        return schema, nullable
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
         return {"enum": [to_jsonable(m.value) for m in tp]}, False
     base = origin or tp
