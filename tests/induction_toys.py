@@ -227,7 +227,8 @@ class SplitShopBenchmark(ShopBenchmark):
 
 
 class Portal:
-    """A sign-in whose user name the operator knows, and which a profile read also reveals."""
+    """A sign-in whose user name the operator knows, and which a profile read also reveals. Subscribing changes
+    the state, so the sign-in is tried again there (a state sweep) once the profile has been read."""
 
     def __init__(self) -> None:
         self.signed_in = 0
@@ -322,7 +323,6 @@ class Records:
         if item_id != 3:
             return {"error": "no such item"}
         return {"name": "lamp"}
-
 
 
 class Mailbox:

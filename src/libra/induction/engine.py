@@ -384,17 +384,18 @@ class Engine:
         if keys is None:
             keys = []
             desc = " " + " ".join(re.findall(r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower())) + " "
-            # A value also fits an input whose description names it ("username: Your account phone_number.").
+
+            def fit(name: str) -> float:
+                # A value also fits an input whose description names it ("username: Your account phone_number.").
+                sim = self.similarity(name, param)
+                return max(sim, 1.0) if f" {humanize(name)} " in desc else sim
+
             for prov, export in self.by_consumer.get(cache_key, set()):
-                sim = self.similarity(export, param)
-                if f" {humanize(export)} " in desc:
-                    sim = max(sim, 1.0)
+                sim = fit(export)
                 if prov != consumer and sim >= self.config.fill_alignment:
                     keys.append((sim, (prov, export)))
             for name in self.fixtures:
-                sim = self.similarity(name, param)
-                if f" {humanize(name)} " in desc:
-                    sim = max(sim, 1.0)
+                sim = fit(name)
                 if sim > self.config.tau:
                     keys.append((sim, (FIXTURE, name)))
             keys.sort(key=lambda x: (-x[0], x[1]))
