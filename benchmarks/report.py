@@ -33,7 +33,9 @@ def main() -> None:
                       "| no edge | consumer not seeded | provider not selected | below cutoff | recovered |", "|---|---|---|---|---|",
                       "| " + " | ".join(f"{pct[k]:.1f}%" for k in ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cutoff", "recovered")) + " |"]
         if "table6" in r:
-            lines += ["", "Sensitivity (Table 6), R / NDCG:", "", "| setting | variant | R | NDCG |", "|---|---|---|---|"]
+            space = r.get("score_space", "similarity")
+            note = " LIBRA's rows above average the encoder's probabilities (README, Algorithm 2); 'similarity (paper)' is the paper's average." if space == "probability" else ""
+            lines += ["", f"Sensitivity (Table 6), R / NDCG.{note}", "", "| setting | variant | R | NDCG |", "|---|---|---|---|"]
             lines += [f"| {row['setting']} | {row['variant']} | {_f(row['recall'])} | {_f(row['ndcg'])} |" for row in r["table6"]]
         lines.append("")
     docs = _load("documents")

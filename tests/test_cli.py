@@ -52,6 +52,13 @@ def test_bad_k():
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0
 
 
+@needs_bfcl
+def test_bad_graph_options_are_one_line():
+    for opt, value, word in (("--score-space", "cosine", "probability or similarity"), ("--temperature", "0", "positive"), ("--selection", "best", "both, field")):
+        out = run("eval", "bfcl", "--method", "libra", opt, value)
+        assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
+
+
 def test_bad_build_options_are_one_line(tmp_path):
     for opt, value, word in (("--credit", "everyone", "origin"), ("--tau", "1.5", "between 0 and 1"), ("--max-calls", "0", "positive"), ("--max-depth", "-1", "0 or more")):
         out = run("build", "bfcl", "--out", str(tmp_path / "lib.json"), opt, value)

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from libra import Catalog, Tool
-from libra.retrieval.graph import Edge, PropagationGraph, propagate, select_providers
+from libra.retrieval.dense import DenseRetriever
+from libra.retrieval.graph import Edge, GraphRetriever, PropagationGraph, propagate, propagation_scores, select_providers
 
 
 def catalog(*names):
@@ -88,3 +89,53 @@ def test_self_loops_ignored():
     cat = catalog("c", "p")
     g = PropagationGraph.build(cat, [Edge("c", "c", "x", 1.0)])
     assert g.n_edges == 0
+
+
+def test_probabilities_by_hand():
+    # s = (1 + cos) / 2, so s = 0.9, 0.8, 0.3 are cosines 0.8, 0.6, -0.4, i.e. logits 16, 12, -8 at T = 0.05
+    p = DenseRetriever("hash").probabilities(np.array([[0.9, 0.8, 0.3]]), temperature=0.05)
+    z = np.exp([16.0, 12.0, -8.0])
+    np.testing.assert_allclose(p, [z / z.sum()])
+    assert p.sum() == pytest.approx(1.0)
+
+
+def test_averaging_probabilities_lifts_a_prerequisite_past_a_distractor():
+    # c is the query's clear match, p its prerequisite, x an unrelated tool between them
+    cat = catalog("c", "p", "x")
+    g = PropagationGraph.build(cat, [Edge("p", "c")])
+    s = np.array([[0.8, 0.4, 0.61]])
+    dense = DenseRetriever("hash")  # declares no temperature: the paper's similarity average
+    sim, space = propagation_scores(dense, s)
+    assert space == "similarity"
+    out = propagate(g, sim[0], ks=1)
+    assert out[1] == pytest.approx((0.4 + 0.8) / 2) and out[1] < out[2]  # 0.60 < 0.61: p stays below x
+    prob, space = propagation_scores(dense, s, temperature=0.05)
+    assert space == "probability"
+    out = propagate(g, prob[0], ks=1)
+    z = np.exp([12.0, -4.0, 4.4])  # logits (2s - 1) / T
+    z /= z.sum()
+    assert out[1] == pytest.approx((z[1] + z[0]) / 2) and out[1] > out[2]  # half of c's probability beats x's
+    assert list(np.argsort(-prob[0])) == list(np.argsort(-s[0]))  # the dense order itself is unchanged
+    assert propagation_scores(dense, s, "similarity", temperature=0.05)[1] == "similarity"
+
+
+def test_the_default_encoder_propagates_its_probabilities():
+    cat = Catalog([
+        Tool(name="update_alarm", description="Change the time of an existing alarm on the phone."),
+        Tool(name="login", description="Sign in to the phone app with a username and password."),
+        Tool(name="play_song", description="Play a song from the music library."),
+    ])
+    dense = DenseRetriever("minilm", cache=False)
+    assert dense.temperature == 0.05
+    query = ["move my 7am alarm to 8am"]
+    libra = GraphRetriever(dense, [Edge("login", "update_alarm")]).fit(cat)
+    out = libra.score(query)[0]
+    assert libra.used_score_space == "probability"
+    p = dense.probabilities(dense.score(query))[0]
+    assert out[1] == pytest.approx(max(p[1], (p[1] + p[0]) / 2))
+    paper = GraphRetriever(dense, [Edge("login", "update_alarm")], score_space="similarity").fit(cat)
+    s = dense.score(query)[0]
+    assert paper.score(query)[0][1] == pytest.approx(max(s[1], (s[1] + s[0]) / 2))
+    assert paper.used_score_space == "similarity"
+    with pytest.raises(ValueError):
+        GraphRetriever(dense, [], score_space="cosine")

@@ -41,6 +41,8 @@ def eval_cmd(
     kc: Optional[int] = typer.Option(None, "--kc", help="graph methods: candidate set size Kc (default 20)"),
     selection: Optional[str] = typer.Option(None, "--selection", help="graph methods: provider selection both|field|dense|all"),
     hops: Optional[int] = typer.Option(None, "--hops", help="graph methods: hop depth (default 1)"),
+    score_space: Optional[str] = typer.Option(None, "--score-space", help="graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help="graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
 ) -> None:
     """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
     from .benchmarks.registry import get_benchmark
@@ -57,9 +59,13 @@ def eval_cmd(
         raise ConfigError(f"--k must be a positive integer, got {kk}")
     catalog = bench.catalog()
     tasks = bench.tasks()
-    extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops)) if v is not None}
+    extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops), ("score_space", score_space), ("temperature", temperature)) if v is not None}
     if selection is not None and selection not in ("both", "field", "dense", "all"):
         raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
+    if score_space is not None and score_space not in ("probability", "similarity"):
+        raise ConfigError(f"--score-space must be probability or similarity; got {score_space!r}")
+    if temperature is not None and not temperature > 0:
+        raise ConfigError(f"--temperature must be a positive number, got {temperature}")
     opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     for m in method:

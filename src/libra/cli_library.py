@@ -212,7 +212,7 @@ def analyze_cmd(
     from .eval.methods import EvalOptions
     from .eval.runner import run_method
     from .retrieval.dense import DenseRetriever
-    from .retrieval.graph import PropagationGraph
+    from .retrieval.graph import PropagationGraph, propagation_scores
     from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
 
     from .retrieval.documents import check_style
@@ -224,7 +224,10 @@ def analyze_cmd(
     opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
     lib = obtain_library(bench, catalog, opts)
     opts.library = None
-    base = DenseRetriever(embedder, document=document).fit(catalog).score([t.query for t in tasks])
+    dense = DenseRetriever(embedder, document=document).fit(catalog)
+    similarity = dense.score([t.query for t in tasks])
+    base, space = propagation_scores(dense, similarity)
+    spaces = {"probability": base, "similarity (paper)": similarity} if space == "probability" else {}
     graph = PropagationGraph.build(catalog, library_edges(lib))
     schema_graph = PropagationGraph.build(catalog, candidate_edges(lib))
 
@@ -250,7 +253,7 @@ def analyze_cmd(
     t3.add_row(*(f"{pct[o]:.1f}%" for o in OUTCOMES))
     console.print(t3)
 
-    rows = sensitivity(graph, tasks, catalog, base, kk)
+    rows = sensitivity(graph, tasks, catalog, base, kk, spaces)
     t6 = Table(title="Table 6: sensitivity (R / NDCG)")
     for col in ("setting", "variant", "R", "NDCG"):
         t6.add_column(col)
@@ -266,12 +269,12 @@ def analyze_cmd(
         tc.add_row(c["provider"], str(c["provider_dense_rank"]), c["consumer"], str(c["consumer_dense_rank"]), str(c["provider_rank_after"]))
     console.print(tc)
 
-    results = [{"method": r.method, **r.scores.as_dict()} for r in methods]
+    results = [{"method": r.method, **r.scores.as_dict(), **r.extra} for r in methods]
     if json_path:
         atomic_write_json(json_path, {
             "benchmark": bench.name, "k": kk, "n_tasks": len(tasks), "results": results,
             "paper": {m: list(v) for m, v in bench.paper.items()} if kk == bench.default_k else {},
-            "table3": bd.to_dict(), "table6": rows, "cases": cases,
+            "table3": bd.to_dict(), "table6": rows, "cases": cases, "score_space": space,
             "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
             "library_stats": lib.stats,
         })

@@ -2,7 +2,11 @@
 
 - :func:`recovery_breakdown` (Table 3): every gold tool ranked outside the dense top-K is exactly one of
   *no graph edge* / *consumer not seeded* / *provider not selected* / *below cutoff* / *recovered*.
-- :func:`sensitivity` (Table 6): provider selection, seed size and hop depth, with the library fixed.
+- :func:`sensitivity` (Table 6): provider selection, seed size and hop depth, with the library fixed; and, beyond
+  the paper, which scores propagation averages (the encoder's probabilities or its similarities).
+
+``base`` is always what propagation averages (see :func:`libra.retrieval.graph.propagation_scores`); any such map is
+strictly increasing, so the dense ranks read from it are the dense retriever's own.
 - :func:`recovered_cases` (Figure 3): providers LIBRA moved into the top K, with their and their consumer's ranks.
 """
 
@@ -82,7 +86,8 @@ def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catal
     return {"recall": s.recall, "ndcg": s.ndcg, "precision": s.precision}
 
 
-def sensitivity(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int) -> list[dict[str, Any]]:
+def sensitivity(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, score_spaces: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+    """Table 6 rows; ``score_spaces`` (name -> the same queries' scores in that space) adds one row per space."""
     rows = []
     for sel in ("field", "dense", "both", "all"):
         rows.append({"setting": "provider selection", "variant": sel, **score_variant(graph, tasks, catalog, base, k, ks=15, selection=sel, hops=1)})
@@ -90,6 +95,8 @@ def sensitivity(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog
         rows.append({"setting": "seed size", "variant": ks, **score_variant(graph, tasks, catalog, base, k, ks=ks, selection="both", hops=1)})
     for h in (1, 2):
         rows.append({"setting": "hop depth", "variant": h, **score_variant(graph, tasks, catalog, base, k, ks=15, selection="both", hops=h)})
+    for name, scores in (score_spaces or {}).items():
+        rows.append({"setting": "score space", "variant": name, **score_variant(graph, tasks, catalog, scores, k, ks=15, selection="both", hops=1)})
     return rows
 
 

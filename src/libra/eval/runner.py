@@ -43,7 +43,8 @@ def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[
     rankings = retrieve(retriever, catalog, [t.query for t in tasks], depth)
     seconds = time.perf_counter() - t0
     scores = evaluate([r[: opts.k] for r in rankings], [t.gold for t in tasks], opts.k)
-    return MethodResult(method, scores, rankings, seconds)
+    extra = {"score_space": retriever.used_score_space} if getattr(retriever, "used_score_space", None) else {}
+    return MethodResult(method, scores, rankings, seconds, extra)
 
 
 def results_json(bench: Benchmark, k: int, n_tasks: int, results: Sequence[MethodResult]) -> dict[str, Any]:
@@ -51,7 +52,7 @@ def results_json(bench: Benchmark, k: int, n_tasks: int, results: Sequence[Metho
         "benchmark": bench.name,
         "k": k,
         "n_tasks": n_tasks,
-        "results": [{"method": r.method, **r.scores.as_dict()} for r in results],
+        "results": [{"method": r.method, **r.scores.as_dict(), **r.extra} for r in results],
     }
 
 

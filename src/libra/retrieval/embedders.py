@@ -36,6 +36,9 @@ DEFAULT_EMBEDDER = "minilm"
 class Embedder(Protocol):
     model_id: str
     dim: int
+    # The softmax temperature over cosine similarities the model was trained with, when known: it turns a query's
+    # similarities into the model's own probabilities (see ``DenseRetriever.probabilities``). None when unknown.
+    temperature: float | None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """L2-normalised float32 embeddings of shape (len(texts), dim)."""
@@ -54,6 +57,9 @@ class MiniLMEmbedder:
     model_id = "all-MiniLM-L6-v2-onnx-int8"
     dim = 384
     max_tokens = 256  # the model's max_seq_length in sentence-transformers
+    # all-MiniLM-L6-v2 was fine-tuned with a cross-entropy over in-batch cosine similarities multiplied by 20 (its
+    # training script's default scale, also sentence-transformers' MultipleNegativesRankingLoss default).
+    temperature: float | None = 0.05
 
     def __init__(self, batch_size: int = 32, threads: int | None = None) -> None:
         try:
@@ -104,6 +110,8 @@ class MiniLMEmbedder:
 class HashEmbedder:
     """Deterministic feature hashing of word and character n-grams: a fast stand-in for unit tests only."""
 
+    temperature: float | None = None  # not a trained model: its similarities are not calibrated to anything
+
     def __init__(self, dim: int = 256) -> None:
         self.dim = dim
         self.model_id = f"hash-{dim}"
@@ -120,6 +128,8 @@ class HashEmbedder:
 
 
 class SentenceTransformerEmbedder:
+    temperature: float | None = None  # unknown per model; give it with --temperature
+
     def __init__(self, model: str) -> None:
         try:
             from sentence_transformers import SentenceTransformer
@@ -138,6 +148,8 @@ class SentenceTransformerEmbedder:
 
 class OpenAIEmbedder:
     """Any OpenAI-compatible ``/v1/embeddings`` endpoint; key from LIBRA_LLM_API_KEY or OPENAI_API_KEY."""
+
+    temperature: float | None = None  # unknown per model; give it with --temperature
 
     def __init__(self, model: str, base_url: str | None = None, batch_size: int = 64) -> None:
         try:

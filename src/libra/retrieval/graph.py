@@ -10,6 +10,14 @@ contributes at most once to a provider. A reached provider u gets
 where C_q(u) is the set of seeds that selected u; tools off the graph keep s_q. Averaging, not summing, keeps a
 tool with many neighbours from winning on degree alone.
 
+What s_q is (``score_space``): the paper averages the dense retriever's similarities. By default we average its
+*probabilities* instead, softmax(cos / T) with the temperature T the encoder was trained at, whenever the base
+retriever declares one (all-MiniLM-L6-v2 does: T = 0.05). Both are strictly increasing in the similarity, so seeds,
+dense-best choices and every tool off the graph rank exactly as before; only the average changes, and on the
+probability scale a prerequisite of a confidently retrieved consumer lands near that consumer instead of halfway
+down to its own, often tiny, similarity. ``score_space="similarity"`` is the paper's choice; base retrievers
+without a temperature (BM25, the hash embedder) always use it.
+
 All structure is precomputed by :class:`PropagationGraph` (per consumer: its state providers and, per input, the
 provider indices with their field similarities), so a query costs a few array look-ups per seed.
 """
@@ -26,6 +34,22 @@ from .base import rank
 
 Selection = Literal["both", "field", "dense", "all"]
 SELECTIONS: tuple[str, ...] = ("both", "field", "dense", "all")
+ScoreSpace = Literal["probability", "similarity"]
+SCORE_SPACES: tuple[str, ...] = ("probability", "similarity")
+
+
+def propagation_scores(base_retriever: Any, scores: np.ndarray, score_space: str = "probability", temperature: float | None = None) -> tuple[np.ndarray, str]:
+    """The scores propagation averages, and the space they are in (see the module docstring).
+
+    ``probability`` falls back to ``similarity`` when neither ``temperature`` nor the base retriever gives one.
+    """
+    if score_space not in SCORE_SPACES:
+        raise ValueError(f"score_space must be one of {SCORE_SPACES}")
+    to_prob = getattr(base_retriever, "probabilities", None)
+    t = temperature if temperature is not None else getattr(base_retriever, "temperature", None)
+    if score_space == "similarity" or to_prob is None or t is None:
+        return np.atleast_2d(scores), "similarity"
+    return to_prob(scores, t), "probability"
 
 
 @dataclass(frozen=True)
@@ -192,11 +216,17 @@ class GraphRetriever:
         kc: int = 20,
         selection: Selection = "both",
         hops: int = 1,
+        score_space: ScoreSpace = "probability",
+        temperature: float | None = None,
     ) -> None:
+        if score_space not in SCORE_SPACES:
+            raise ValueError(f"score_space must be one of {SCORE_SPACES}")
         self.base = base
         self.edges = list(edges)
         self.name = name
         self.ks, self.kc, self.selection, self.hops = ks, kc, selection, hops
+        self.score_space, self.temperature = score_space, temperature
+        self.used_score_space: str | None = None  # what the last score() averaged (after any fallback)
         self.graph: PropagationGraph | None = None
         self.catalog: Catalog | None = None
 
@@ -211,7 +241,7 @@ class GraphRetriever:
 
     def score(self, queries: Sequence[str]) -> np.ndarray:
         assert self.graph is not None, "call fit(catalog) first"
-        base = self.base_scores(queries)
+        base, self.used_score_space = propagation_scores(self.base, self.base_scores(queries), self.score_space, self.temperature)
         return np.vstack([propagate(self.graph, row, self.ks, self.selection, self.hops) for row in base])
 
     def retrieve(self, queries: Sequence[str], depth: int | None = None) -> list[list[str]]:

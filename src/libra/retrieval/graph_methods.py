@@ -21,7 +21,7 @@ from .dense import DenseRetriever
 from .embedders import cache_dir
 from .graph import Edge, GraphRetriever
 
-OPTION_KEYS = ("ks", "kc", "selection", "hops")
+OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
 
 
 def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline") -> Path:
