@@ -51,6 +51,15 @@ def _dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     return DenseRetriever(opts.embedder, document=opts.document).fit(catalog)
 
 
+@register_method("hybrid")
+def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    from ..retrieval.bm25 import BM25Retriever
+    from ..retrieval.dense import DenseRetriever
+    from ..retrieval.hybrid import HybridRetriever
+
+    return HybridRetriever([BM25Retriever(), DenseRetriever(opts.embedder, document=opts.document)]).fit(catalog)
+
+
 def _load_optional_methods() -> None:
     """Graph methods live beside the retrievers; importing the module registers them."""
     import importlib

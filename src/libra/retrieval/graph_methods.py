@@ -3,6 +3,8 @@
 - ``libra``: dense seeds + propagation over the library's retained relations (paper Algorithm 2).
 - ``schema-only``: the same propagation over every schema-compatible candidate composition, before execution
   filtering (paper Table 4 ablation).
+- ``libra-hybrid``: the same propagation as ``libra`` over a hybrid base (reciprocal rank fusion of BM25 and
+  dense, see :mod:`.hybrid`) instead of dense alone.
 
 When no ``--library`` is given the benchmark's library is built once and cached under
 ``$LIBRA_CACHE_DIR/libraries`` keyed by the catalog fingerprint, so later evaluations reuse it.
@@ -60,6 +62,16 @@ def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetrie
     lib = obtain_library(bench, catalog, opts)
     base = DenseRetriever(opts.embedder, document=opts.document)
     return GraphRetriever(base, library_edges(lib), name="libra", **_graph_options(opts)).fit(catalog)
+
+
+@register_method("libra-hybrid")
+def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
+    from .bm25 import BM25Retriever
+    from .hybrid import HybridRetriever
+
+    lib = obtain_library(bench, catalog, opts)
+    base = HybridRetriever([BM25Retriever(), DenseRetriever(opts.embedder, document=opts.document)])
+    return GraphRetriever(base, library_edges(lib), name="libra-hybrid", **_graph_options(opts)).fit(catalog)
 
 
 @register_method("schema-only")
