@@ -96,6 +96,15 @@ def test_show_and_explain_a_library(tmp_path):
     assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "no tool named" in out.stderr
     out = run("show", str(tmp_path / "missing.json"))
     assert out.returncode == 2 and "libra build" in out.stderr
+    # retrieval with the library: the sign-in the request never names comes in through add_item
+    r = tmp_path / "retrieve.json"
+    out = run("retrieve", str(path), "put a new item titled lamp in the shop", "--k", "3", "--json", str(r))
+    assert out.returncode == 0, out.stderr
+    tools = json.loads(r.read_text())["results"][0]["tools"]
+    login = next(t for t in tools if t["tool"] == "Shop.login")
+    assert login["promoted_by"] == ["Shop.add_item"] and login["rank"] < login["base_rank"]
+    out = run("retrieve", str(path), "x", "--base", "magic")
+    assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and "--base" in out.stderr
 
 
 def test_usage_errors_have_no_traceback():
@@ -108,5 +117,5 @@ def test_usage_errors_have_no_traceback():
 def test_module_entry_point_has_every_command():
     out = subprocess.run([sys.executable, "-m", "libra.cli", "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0
-    for cmd in ("eval", "contracts", "build", "show", "explain", "analyze"):
+    for cmd in ("eval", "contracts", "build", "show", "explain", "retrieve", "analyze"):
         assert cmd in out.stdout

@@ -113,7 +113,7 @@ def version_cmd() -> None:
 
 
 def _register_optional_commands() -> None:
-    for mod in ("libra.cli_library",):
+    for mod in ("libra.cli_library", "libra.cli_retrieve"):
         try:
             __import__(mod)
         except ModuleNotFoundError as exc:

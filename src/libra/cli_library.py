@@ -1,4 +1,4 @@
-"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze``."""
+"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze`` (``retrieve`` is in :mod:`.cli_retrieve`)."""
 
 from __future__ import annotations
 
