@@ -14,7 +14,7 @@ import pytest
 
 from libra.induction.build import BuildOptions, build_library
 from libra.induction.engine import BuildConfig
-from libra.library import Library
+from libra.library import Candidate, Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
@@ -83,6 +83,15 @@ def test_library_round_trip_and_refusals(shop_lib: Library, tmp_path: Path) -> N
     shop_lib.save(path)
     loaded = Library.load(path, catalog=ShopBenchmark().catalog())
     assert _edges(loaded) == _edges(shop_lib) and len(loaded.candidates) == len(shop_lib.candidates)
+    rounded = [Candidate(c.provider, c.provider_field, c.consumer, c.consumer_input, None if c.similarity is None else round(c.similarity, 5)) for c in shop_lib.candidates]
+    assert list(loaded.candidates) == rounded and loaded.candidates[-1] == rounded[-1] and loaded.candidates[1:3] == rounded[1:3]
+    # a library written by format version 1 (candidates as rows) still loads, to the same candidates
+    v1 = shop_lib.to_dict()
+    names = shop_lib.catalog.names
+    v1["format_version"] = 1
+    v1["candidates"] = [[names.index(c.provider), c.provider_field, names.index(c.consumer), c.consumer_input, c.similarity] for c in rounded]
+    (tmp_path / "v1.json").write_text(json.dumps(v1))
+    assert list(Library.load(tmp_path / "v1.json").candidates) == rounded
     from libra.catalog import Catalog, Tool
 
     with pytest.raises(LibraryFormatError, match="another catalog"):
