@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-llm bench-appworld clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -36,7 +36,7 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-llm bench-appworld
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -52,6 +52,10 @@ bench-retrieval: setup appworld
 # Dense documents as prose (default) vs the paper's JSON: window fit, dense and LIBRA rows per benchmark.
 bench-documents: setup appworld
 	$(BIN)/python benchmarks/bench_documents.py $(RETRIEVAL_BENCHES)
+
+# Library file size and load time per benchmark (what libra eval/retrieve pay before the first query).
+bench-library: setup appworld
+	$(BIN)/python benchmarks/bench_library.py $(RETRIEVAL_BENCHES)
 
 bench-eval: setup
 	$(BIN)/python benchmarks/bench_eval.py

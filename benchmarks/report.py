@@ -68,6 +68,13 @@ def main() -> None:
         for f in b.get("expected_relations", []):
             lines.append(f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} ({', '.join(f['found_kinds']) or 'none'})")
         lines.append("")
+    libs = _load("library")
+    if libs:
+        lines += ["## Library files: size and load time", "", "Loading is paid once by every `libra eval --method libra` and `libra retrieve` before the first query.", "",
+                  "| benchmark | file MB | format | relations | candidates | load s | graph s |", "|---|---|---|---|---|---|---|"]
+        for name, r in libs["benchmarks"].items():
+            lines.append(f"| {name} | {r['file_mb']} | {r['format_version']} | {r['relations']:,} | {r['candidates']:,} | {r['load_seconds']:.2f} | {r['graph_seconds']:.3f} |")
+        lines.append("")
     ev = _load("eval")
     if ev:
         lines += ["## Evaluation wall time", "", f"`{ev['command']}`: cold {ev['cold_seconds']} s, warm {ev['warm_seconds']} s (target {ev['target_warm_seconds']} s warm).", ""]
