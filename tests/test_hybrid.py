@@ -10,7 +10,8 @@ from libra.eval.methods import available_methods
 from libra.retrieval.bm25 import BM25Retriever
 from libra.retrieval.dense import DenseRetriever
 from libra.retrieval.graph import Edge, GraphRetriever
-from libra.retrieval.hybrid import HybridRetriever, ranks
+from libra.retrieval.base import ranks
+from libra.retrieval.hybrid import HybridRetriever
 
 from .conftest import needs_bfcl
 from .test_cli import run

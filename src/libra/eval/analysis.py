@@ -19,7 +19,7 @@ import numpy as np
 
 from ..benchmarks.base import Task
 from ..catalog import Catalog
-from ..retrieval.base import rank
+from ..retrieval.base import rank, ranks
 from ..retrieval.graph import PropagationGraph, propagate
 from .metrics import evaluate
 
@@ -41,10 +41,7 @@ class Breakdown:
 
 def _positions(scores: np.ndarray) -> np.ndarray:
     """0-based rank of every tool under ``scores`` (ties by catalog order)."""
-    order = rank(scores)[0]
-    pos = np.empty_like(order)
-    pos[order] = np.arange(len(order))
-    return pos
+    return ranks(scores)[0] - 1
 
 
 def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1) -> Breakdown:

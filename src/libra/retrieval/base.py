@@ -34,6 +34,15 @@ def rank(scores: np.ndarray, k: int | None = None) -> np.ndarray:
     return order if k is None else order[:, :k]
 
 
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """1-based rank of every tool per row, consistent with :func:`rank` (ties by catalog order)."""
+    scores = np.atleast_2d(scores)
+    order = rank(scores)
+    out = np.empty_like(order)
+    out[np.arange(order.shape[0])[:, None], order] = np.arange(1, order.shape[1] + 1)
+    return out
+
+
 def rankings_to_names(order: np.ndarray, catalog: Catalog) -> list[list[str]]:
     names = catalog.names
     return [[names[i] for i in row] for row in order]

@@ -17,19 +17,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..catalog import Catalog
-from .base import rank
+from .base import ranks
 
 RRF_CONSTANT = 60
-
-
-def ranks(scores: np.ndarray) -> np.ndarray:
-    """1-based rank of every tool per row (ties by catalog order, as :func:`rank` breaks them)."""
-    scores = np.atleast_2d(scores)
-    order = rank(scores)
-    out = np.empty_like(order)
-    rows = np.arange(order.shape[0])[:, None]
-    out[rows, order] = np.arange(1, order.shape[1] + 1)
-    return out
 
 
 class HybridRetriever:
