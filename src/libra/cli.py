@@ -60,12 +60,7 @@ def eval_cmd(
     catalog = bench.catalog()
     tasks = bench.tasks()
     extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops), ("score_space", score_space), ("temperature", temperature)) if v is not None}
-    if selection is not None and selection not in ("both", "field", "dense", "all"):
-        raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
-    if score_space is not None and score_space not in ("probability", "similarity"):
-        raise ConfigError(f"--score-space must be probability or similarity; got {score_space!r}")
-    if temperature is not None and not temperature > 0:
-        raise ConfigError(f"--temperature must be a positive number, got {temperature}")
+    check_graph_options(selection, score_space, temperature)
     opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     for m in method:
@@ -93,6 +88,16 @@ def eval_cmd(
         write_json(json_path, results_json(bench, kk, len(tasks), results))
     if runs:
         write_runs(runs, tasks, results, kk)
+
+
+def check_graph_options(selection: str | None, score_space: str | None, temperature: float | None) -> None:
+    """One-line errors for the propagation options shared by ``eval`` and ``retrieve``."""
+    if selection is not None and selection not in ("both", "field", "dense", "all"):
+        raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
+    if score_space is not None and score_space not in ("probability", "similarity"):
+        raise ConfigError(f"--score-space must be probability or similarity; got {score_space!r}")
+    if temperature is not None and not temperature > 0:
+        raise ConfigError(f"--temperature must be a positive number, got {temperature}")
 
 
 @app.command("benchmarks")

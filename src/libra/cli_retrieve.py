@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from ._io import atomic_write_json
-from .cli import app, console
+from .cli import app, check_graph_options, console
 from .errors import ConfigError
 from .retrieval.documents import DEFAULT_DOCUMENT
 
@@ -31,6 +31,8 @@ def retrieve_cmd(
     ks: int = typer.Option(15, "--ks", help="seed size Ks"),
     selection: str = typer.Option("both", "--selection", help="provider selection both|field|dense|all"),
     hops: int = typer.Option(1, "--hops", help="hop depth"),
+    score_space: str = typer.Option("probability", "--score-space", help="average the encoder's probabilities (default) or its similarities (the paper's)"),
+    temperature: Optional[float] = typer.Option(None, "--temperature", help="softmax temperature over cosines (default: the embedder's own)"),
     json_path: Optional[Path] = typer.Option(None, "--json", help="write the rankings as JSON"),
 ) -> None:
     """Retrieve tools for requests with a built library; promoted prerequisites name the seeds that pulled them in."""
@@ -41,11 +43,10 @@ def retrieve_cmd(
     check_style(document)
     if k < 1 or ks < 1 or hops < 1:
         raise ConfigError("--k, --ks and --hops must be positive integers")
-    if selection not in ("both", "field", "dense", "all"):
-        raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
+    check_graph_options(selection, score_space, temperature)
     base_retriever(base, "hash", document)  # fail fast on a bad --base, before loading anything large
     lib = Library.load(library)
-    results = [[t.to_dict() for t in tools] for tools in explained_retrieval(lib, list(query), k, base, embedder, document, ks=ks, selection=selection, hops=hops)]
+    results = [[t.to_dict() for t in tools] for tools in explained_retrieval(lib, list(query), k, base, embedder, document, ks, selection, hops, score_space, temperature)]
     for q, rows in zip(query, results):
         table = Table(title=q)
         for col in ("rank", "tool", f"{base} rank", "promoted by"):
