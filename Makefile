@@ -28,7 +28,7 @@ appworld: setup
 	$(BIN)/python -m libra.benchmarks.appworld_env setup
 
 demo: setup
-	$(BIN)/libra eval bfcl --method bm25 --method dense
+	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra
 
 test: setup appworld
 	$(BIN)/python -m pytest
