@@ -24,6 +24,7 @@ from .embedders import cache_dir
 from .graph import Edge, GraphRetriever
 
 OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
+GRAPH_METHODS = ("libra", "libra-hybrid", "schema-only")  # the methods that need a library
 
 
 def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline") -> Path:
