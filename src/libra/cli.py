@@ -98,10 +98,12 @@ def eval_cmd(
 
 def check_graph_options(selection: str | None, score_space: str | None, temperature: float | None) -> None:
     """One-line errors for the propagation options shared by ``eval`` and ``retrieve``."""
-    if selection is not None and selection not in ("both", "field", "dense", "all"):
-        raise ConfigError(f"--selection must be one of both, field, dense, all; got {selection!r}")
-    if score_space is not None and score_space not in ("probability", "similarity"):
-        raise ConfigError(f"--score-space must be probability or similarity; got {score_space!r}")
+    from .retrieval.graph import SCORE_SPACES, SELECTIONS
+
+    if selection is not None and selection not in SELECTIONS:
+        raise ConfigError(f"--selection must be one of {', '.join(SELECTIONS)}; got {selection!r}")
+    if score_space is not None and score_space not in SCORE_SPACES:
+        raise ConfigError(f"--score-space must be {' or '.join(SCORE_SPACES)}; got {score_space!r}")
     if temperature is not None and not temperature > 0:
         raise ConfigError(f"--temperature must be a positive number, got {temperature}")
 

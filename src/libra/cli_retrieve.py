@@ -38,13 +38,13 @@ def retrieve_cmd(
     """Retrieve tools for requests with a built library; promoted prerequisites name the seeds that pulled them in."""
     from .library import Library
     from .retrieval.documents import check_style
-    from .retrieval.explain import base_retriever, explained_retrieval
+    from .retrieval.explain import check_base, explained_retrieval
 
     check_style(document)
     if k < 1 or ks < 1 or hops < 1:
         raise ConfigError("--k, --ks and --hops must be positive integers")
     check_graph_options(selection, score_space, temperature)
-    base_retriever(base, "hash", document)  # fail fast on a bad --base, before loading anything large
+    check_base(base)  # fail fast, before loading anything large
     lib = Library.load(library)
     results = [[t.to_dict() for t in tools] for tools in explained_retrieval(lib, list(query), k, base, embedder, document, ks, selection, hops, score_space, temperature)]
     for q, rows in zip(query, results):

@@ -53,11 +53,9 @@ def _dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 
 @register_method("hybrid")
 def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
-    from ..retrieval.bm25 import BM25Retriever
-    from ..retrieval.dense import DenseRetriever
-    from ..retrieval.hybrid import HybridRetriever
+    from ..retrieval.hybrid import bm25_dense
 
-    return HybridRetriever([BM25Retriever(), DenseRetriever(opts.embedder, document=opts.document)]).fit(catalog)
+    return bm25_dense(opts.embedder, opts.document).fit(catalog)
 
 
 def _load_optional_methods() -> None:

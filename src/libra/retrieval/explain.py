@@ -33,16 +33,15 @@ class RetrievedTool:
 def base_retriever(name: str = "dense", embedder: str = "minilm", document: str = DEFAULT_DOCUMENT) -> Any:
     """The unfitted base retriever called ``name``: ``dense`` or ``hybrid`` (BM25 + dense by rank fusion)."""
     from .dense import DenseRetriever
+    from .hybrid import bm25_dense
 
+    check_base(name)
+    return DenseRetriever(embedder, document=document) if name == "dense" else bm25_dense(embedder, document)
+
+
+def check_base(name: str) -> None:
     if name not in BASES:
         raise ConfigError(f"--base must be one of {', '.join(BASES)}; got {name!r}")
-    dense = DenseRetriever(embedder, document=document)
-    if name == "dense":
-        return dense
-    from .bm25 import BM25Retriever
-    from .hybrid import HybridRetriever
-
-    return HybridRetriever([BM25Retriever(), dense])
 
 
 def explained_retrieval(

@@ -67,11 +67,10 @@ def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetrie
 
 @register_method("libra-hybrid")
 def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
-    from .bm25 import BM25Retriever
-    from .hybrid import HybridRetriever
+    from .hybrid import bm25_dense
 
     lib = obtain_library(bench, catalog, opts)
-    base = HybridRetriever([BM25Retriever(), DenseRetriever(opts.embedder, document=opts.document)])
+    base = bm25_dense(opts.embedder, opts.document)
     return GraphRetriever(base, library_edges(lib), name="libra-hybrid", **_graph_options(opts)).fit(catalog)
 
 

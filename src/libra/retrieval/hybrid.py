@@ -22,6 +22,15 @@ from .base import ranks
 RRF_CONSTANT = 60
 
 
+def bm25_dense(embedder: str = "minilm", document: str | None = None) -> "HybridRetriever":
+    """The hybrid every command means by ``hybrid``: BM25 and dense (unfitted)."""
+    from .bm25 import BM25Retriever
+    from .dense import DenseRetriever
+    from .documents import DEFAULT_DOCUMENT
+
+    return HybridRetriever([BM25Retriever(), DenseRetriever(embedder, document=document or DEFAULT_DOCUMENT)])
+
+
 class HybridRetriever:
     name = "hybrid"
 
