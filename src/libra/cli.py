@@ -49,7 +49,7 @@ def eval_cmd(
     from .eval.methods import EvalOptions, get_method
     from .eval.runner import results_json, run_method, write_json, write_runs
     from .retrieval.documents import check_style
-    from .retrieval.graph_methods import GRAPH_METHODS, default_library_path, obtain_library
+    from .retrieval.graph_methods import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
     check_style(document)
     bench = get_benchmark(benchmark)
@@ -65,7 +65,7 @@ def eval_cmd(
     opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     if library is None and any(m.strip().lower() in GRAPH_METHODS for m in method):
-        path = default_library_path(bench, catalog)
+        path = default_library_path(bench, catalog, options=build_options_for(opts))
         if not path.exists():  # build before the spinner starts, so the build's own progress shows alone
             console.print(f"building {bench.name}'s library once; later runs reuse {path}")
             obtain_library(bench, catalog, opts)

@@ -1,7 +1,9 @@
 """Retrieval methods by name, so the CLI, the runner and benchmarks share one list.
 
-A method factory receives the benchmark and the evaluation options and returns a fitted retriever. Methods that
-need an executable library (``libra``, ``schema-only``) are registered by the retrieval package once it exists.
+A method factory receives the benchmark and the evaluation options and returns a fitted retriever. The methods
+that need an executable library (``libra``, ``libra-hybrid``, ``schema-only``) are registered here too, over the
+library helpers of :mod:`libra.retrieval.graph_methods`: evaluation depends on retrieval, never the reverse, so
+the two modules import each other in one direction only.
 """
 
 from __future__ import annotations
@@ -58,20 +60,47 @@ def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     return bm25_dense(opts.embedder, opts.document).fit(catalog)
 
 
-def _load_optional_methods() -> None:
-    """Graph methods live beside the retrievers; importing the module registers them."""
-    import importlib
+def _graph_retriever(name: str, base: Any, edges_of: Callable[[Any], Any], bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Propagation (paper Algorithm 2) over ``base`` and the edges ``edges_of`` takes from the benchmark's library."""
+    from ..retrieval.graph import GraphRetriever
+    from ..retrieval.graph_methods import graph_options, obtain_library
 
-    importlib.import_module("libra.retrieval.graph_methods")
+    lib = obtain_library(bench, catalog, opts)
+    return GraphRetriever(base, edges_of(lib), name=name, **graph_options(opts.extra)).fit(catalog)
+
+
+@register_method("libra")
+def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Dense seeds + propagation over the library's retained relations."""
+    from ..retrieval.dense import DenseRetriever
+    from ..retrieval.graph_methods import library_edges
+
+    return _graph_retriever("libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts)
+
+
+@register_method("libra-hybrid")
+def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """The same propagation over a hybrid base (reciprocal rank fusion of BM25 and dense)."""
+    from ..retrieval.graph_methods import library_edges
+    from ..retrieval.hybrid import bm25_dense
+
+    return _graph_retriever("libra-hybrid", bm25_dense(opts.embedder, opts.document), library_edges, bench, catalog, opts)
+
+
+@register_method("schema-only")
+def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Propagation over every schema-compatible candidate composition, before execution filtering (Table 4)."""
+    from ..retrieval.dense import DenseRetriever
+    from ..retrieval.graph_methods import candidate_edges
+
+    return _graph_retriever("schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts)
 
 
 def available_methods() -> list[str]:
-    _load_optional_methods()
     return sorted(_METHODS)
 
 
 def get_method(name: str) -> MethodFactory:
-    _load_optional_methods()
     key = name.strip().lower()
     if key not in _METHODS:
         raise ConfigError(f"unknown method {name!r}: choose from {', '.join(sorted(_METHODS))}")

@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import time
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -23,7 +24,7 @@ from ..library import FORMAT_VERSION, Candidate, Library
 from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
 from ..retrieval.fields import FieldEncoder
 from .candidates import candidate_compositions
-from .engine import BuildConfig, Engine
+from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
 
 
 @dataclass
@@ -60,6 +61,82 @@ def _identity(catalog: Catalog, contracts: dict[str, Any], config: BuildConfig, 
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
+
+
+#: BuildConfig fields that only pace the build's own bookkeeping: no value of them changes the library built.
+BOOKKEEPING_FIELDS: tuple[str, ...] = ("checkpoint_every_s",)
+#: Settings of a model-backed proposer (its ``config``) that decide what the model answers: the endpoint, the
+#: model and the sampling and prompt settings. Keys, reply caches, timeouts, retries and concurrency only change
+#: how the same replies are fetched, so they stay out of a build's key (a rotated API key must not rebuild).
+PROPOSER_SETTINGS: tuple[str, ...] = ("base_url", "model", "temperature", "max_tokens", "json_mode", "rules", "calling_convention")
+
+
+def proposer_identity(proposer: str | Proposer) -> dict[str, Any]:
+    """What names a proposer's output: its name plus, for a model-backed one, the :data:`PROPOSER_SETTINGS` of
+    its ``config``. A registered name and an instance of the same proposer get the same identity."""
+    if isinstance(proposer, str):
+        return {"name": proposer}
+    kind = type(proposer)
+    out: dict[str, Any] = {"name": getattr(proposer, "name", None) or f"{kind.__module__}.{kind.__qualname__}"}
+    config = getattr(proposer, "config", None)
+    for key in PROPOSER_SETTINGS:
+        if hasattr(config, key):
+            out[key] = getattr(config, key)
+    return out
+
+
+_FRESH_FINGERPRINTS: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+
+
+def fresh_fingerprint(bench: Benchmark) -> str:
+    """The fingerprint of the state a build of ``bench`` starts from (its runtime's ``fresh()``).
+
+    Two builds over the same catalog but another starting sandbox (other seed data, another scenario) explore
+    different states, so the fresh state is part of what a build depends on. It is read from one isolated
+    worker, as a build sees it, without running any tool; the answer is kept per benchmark object, so one
+    command that asks several times opens the runtime once.
+    """
+    try:
+        return _FRESH_FINGERPRINTS[bench]
+    except (KeyError, TypeError):
+        pass
+    runtime = open_runtime(bench, 1)
+    try:
+        fingerprint = runtime.fresh().fingerprint
+    finally:
+        runtime.close()
+    try:
+        _FRESH_FINGERPRINTS[bench] = fingerprint
+    except TypeError:  # an object that takes no weak reference is simply asked again next time
+        pass
+    return fingerprint
+
+
+def build_inputs(bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None) -> dict[str, Any]:
+    """Everything a build of ``bench`` with ``options`` depends on, as JSON data: the catalog, the fresh state,
+    the fixtures, the build configuration (less :data:`BOOKKEEPING_FIELDS`), the proposer, the embedder, the
+    engine and the library format. Worker counts, resuming and progress display are how a build runs, not what
+    it finds, and are left out."""
+    opts = options or BuildOptions()
+    catalog = catalog if catalog is not None else bench.catalog()
+    fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
+    return {
+        "catalog": catalog.fingerprint(),
+        "fresh_state": fresh_fingerprint(bench),
+        "fixtures": json.loads(json.dumps(fixtures, sort_keys=True, default=repr)),
+        "config": {k: v for k, v in opts.config.to_dict().items() if k not in BOOKKEEPING_FIELDS},
+        "proposer": proposer_identity(opts.proposer),
+        "embedder": get_embedder(opts.embedder).model_id,
+        "engine": CHECKPOINT_VERSION,
+        "format": FORMAT_VERSION,
+    }
+
+
+def library_key(bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None) -> str:
+    """A content hash of :func:`build_inputs`: equal keys mean the same build, so a cached library can be reused
+    exactly when its key matches, and any changed input (even an embedder or a budget) rebuilds."""
+    inputs = build_inputs(bench, options, catalog)
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode()).hexdigest()
 
 
 class _Progress:

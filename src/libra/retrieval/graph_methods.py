@@ -1,49 +1,81 @@
-"""Retrieval methods that use an executable library, registered into :mod:`libra.eval.methods`.
+"""The executable library behind the graph retrieval methods, and the edges they propagate over.
 
-- ``libra``: dense seeds + propagation over the library's retained relations (paper Algorithm 2).
-- ``schema-only``: the same propagation over every schema-compatible candidate composition, before execution
-  filtering (paper Table 4 ablation).
-- ``libra-hybrid``: the same propagation as ``libra`` over a hybrid base (reciprocal rank fusion of BM25 and
-  dense, see :mod:`.hybrid`) instead of dense alone.
+The methods themselves (``libra``, ``libra-hybrid``, ``schema-only``) are registered in :mod:`libra.eval.methods`;
+this module only depends on the library and retrieval layers, so evaluation imports retrieval and never the
+reverse.
 
 When no ``--library`` is given the benchmark's library is built once and cached under
-``$LIBRA_CACHE_DIR/libraries`` keyed by the catalog fingerprint, so later evaluations reuse it.
+``$LIBRA_CACHE_DIR/libraries``, in a file named by a content hash of everything the build depends on
+(:func:`libra.induction.build.library_key`): another catalog, starting state, fixture, budget, proposer, embedder
+or engine version gives another file, so a cached library is only ever reused for the build that made it.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
-from ..eval.methods import EvalOptions, register_method
 from ..library import Library
-from .dense import DenseRetriever
 from .embedders import cache_dir
-from .graph import Edge, GraphRetriever
+from .graph import Edge
+
+if TYPE_CHECKING:
+    from ..induction.build import BuildOptions
 
 OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
 GRAPH_METHODS = ("libra", "libra-hybrid", "schema-only")  # the methods that need a library
 
 
-def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline") -> Path:
-    """Keyed by catalog content and engine version, so a changed catalog or engine never reuses a stale build."""
-    from ..induction.engine import CHECKPOINT_VERSION
+class LibraryRequest(Protocol):
+    """What :func:`obtain_library` reads from the evaluation options (an ``EvalOptions`` has all of it)."""
 
-    return cache_dir() / "libraries" / f"{bench.name}-{proposer}-{catalog.fingerprint()[:16]}-e{CHECKPOINT_VERSION}.json.gz"
+    library: str | None
+    workers: int | None
+    embedder: str
 
 
-def obtain_library(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Library:
-    """The library given by ``--library``, else the cached build for this catalog (built now if missing)."""
-    if opts.library:
-        return Library.load(opts.library, catalog=catalog)
-    path = default_library_path(bench, catalog)
+def _proposer_name(proposer: Any) -> str:
+    return proposer if isinstance(proposer, str) else str(getattr(proposer, "name", "custom"))
+
+
+def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline", options: BuildOptions | None = None) -> Path:
+    """Where the build of ``bench`` with ``options`` (default: the default build with ``proposer``) is cached.
+
+    The name ends in the build's content key, so a build with any other input never reuses this file. Files
+    cached by older versions (named ``...-e<engine version>.json.gz``) never match a key and are left alone.
+    """
+    from ..induction.build import BuildOptions, library_key
+
+    opts = options if options is not None else BuildOptions(proposer=proposer)
+    key = library_key(bench, opts, catalog)
+    return cache_dir() / "libraries" / f"{bench.name}-{_proposer_name(opts.proposer)}-{key[:32]}.json.gz"
+
+
+def cached_library(bench: Benchmark, catalog: Catalog, options: BuildOptions) -> Library:
+    """The library of ``bench`` built with ``options``: loaded from the cache when that exact build is there,
+    else built now and cached."""
+    from ..induction.build import build_library
+
+    path = default_library_path(bench, catalog, options=options)
     if path.exists():
         return Library.load(path, catalog=catalog)
-    from ..induction.build import BuildOptions, build_library
+    return build_library(bench, path, options)
 
-    return build_library(bench, path, BuildOptions(workers=opts.workers, embedder=opts.embedder))
+
+def build_options_for(opts: LibraryRequest) -> BuildOptions:
+    """The build an evaluation asks for when it gives no library: the default build with its embedder."""
+    from ..induction.build import BuildOptions
+
+    return BuildOptions(workers=opts.workers, embedder=opts.embedder)
+
+
+def obtain_library(bench: Benchmark, catalog: Catalog, opts: LibraryRequest) -> Library:
+    """The library given by ``--library``, else the cached build for these options (built now if missing)."""
+    if opts.library:
+        return Library.load(opts.library, catalog=catalog)
+    return cached_library(bench, catalog, build_options_for(opts))
 
 
 def library_edges(library: Library) -> list[Edge]:
@@ -54,28 +86,6 @@ def candidate_edges(library: Library) -> list[Edge]:
     return [Edge(c.provider, c.consumer, c.consumer_input, c.similarity) for c in library.candidates]
 
 
-def _graph_options(opts: EvalOptions) -> dict[str, Any]:
-    return {k: opts.extra[k] for k in OPTION_KEYS if k in opts.extra}
-
-
-@register_method("libra")
-def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
-    lib = obtain_library(bench, catalog, opts)
-    base = DenseRetriever(opts.embedder, document=opts.document)
-    return GraphRetriever(base, library_edges(lib), name="libra", **_graph_options(opts)).fit(catalog)
-
-
-@register_method("libra-hybrid")
-def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
-    from .hybrid import bm25_dense
-
-    lib = obtain_library(bench, catalog, opts)
-    base = bm25_dense(opts.embedder, opts.document)
-    return GraphRetriever(base, library_edges(lib), name="libra-hybrid", **_graph_options(opts)).fit(catalog)
-
-
-@register_method("schema-only")
-def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> GraphRetriever:
-    lib = obtain_library(bench, catalog, opts)
-    base = DenseRetriever(opts.embedder, document=opts.document)
-    return GraphRetriever(base, candidate_edges(lib), name="schema-only", **_graph_options(opts)).fit(catalog)
+def graph_options(extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The propagation options (``--ks``, ``--kc``...) among an evaluation's extra options."""
+    return {k: extra[k] for k in OPTION_KEYS if k in extra}
