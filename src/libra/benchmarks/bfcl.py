@@ -12,27 +12,23 @@ its declared dependencies pull GBs of CUDA torch that neither the data nor the 8
 from __future__ import annotations
 
 import ast
-import json
-from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog, Tool
+from ..catalog import Catalog
 from ..errors import CatalogError, MissingDependencyError
 from .base import Benchmark, Task
 
-#: class name -> (backend module under func_source_code, function-doc file stem)
-CLASSES: dict[str, tuple[str, str]] = {
-    "GorillaFileSystem": ("gorilla_file_system", "gorilla_file_system"),
-    "MathAPI": ("math_api", "math_api"),
-    "MessageAPI": ("message_api", "message_api"),
-    "TwitterAPI": ("posting_api", "posting_api"),
-    "TicketAPI": ("ticket_api", "ticket_api"),
-    "TradingBot": ("trading_bot", "trading_bot"),
-    "TravelAPI": ("travel_booking", "travel_booking"),
-    "VehicleControlAPI": ("vehicle_control", "vehicle_control"),
-}
+# The catalog side lives with the runtime in :mod:`.bfcl_runtime` (one class table for both); these names are
+# re-exported so ``from libra.benchmarks.bfcl import load_catalog`` keeps working.
+from .bfcl_runtime import CLASS_MODULES, INSTALL_HINT, load_catalog, make_bfcl_runtime, to_json_schema
+from .bfcl_runtime import data_dir as _data_dir
+from .bfcl_runtime import raw_docs as _raw_docs
+from .bfcl_runtime import read_jsonl as _read_jsonl
+
+#: class name -> (backend module under func_source_code, function-doc file stem): a view of
+#: :data:`~libra.benchmarks.bfcl_runtime.CLASS_MODULES`, where the one table is kept (the two are the same name).
+CLASSES: dict[str, tuple[str, str]] = {cls: (module, module) for cls, module in CLASS_MODULES.items()}
 
 SPLIT = "BFCL_v4_multi_turn_base.json"
 
@@ -65,78 +61,14 @@ SANDBOX_SCENARIO: dict[str, Any] = {
         }
     }
 }
-INSTALL_HINT = "install it with: pip install --no-deps 'bfcl-eval==2026.3.23' mpmath  (or run: make setup)"
-
-# BFCL's docs use Python-ish type names; JSON Schema wants these.
-_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
 
 
 def data_dir() -> Path:
-    try:
-        root = resources.files("bfcl_eval")
-    except ModuleNotFoundError:
-        raise MissingDependencyError(f"the BFCL benchmark needs the bfcl-eval package: {INSTALL_HINT}") from None
-    path = Path(str(root)) / "data"
+    """bfcl-eval's data folder, with this benchmark's task split in it."""
+    path = _data_dir()
     if not (path / SPLIT).exists():
         raise MissingDependencyError(f"bfcl-eval is installed but {path / SPLIT} is missing: reinstall it ({INSTALL_HINT})")
     return path
-
-
-def to_json_schema(schema: Any) -> Any:
-    """Translate BFCL's type names ("dict", "float", "tuple", "any") into JSON Schema, recursively."""
-    if isinstance(schema, list):
-        return [to_json_schema(s) for s in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "type" and isinstance(value, str):
-            if value == "any":
-                continue
-            out[key] = _TYPE_MAP.get(value, value)
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {k: to_json_schema(v) for k, v in value.items()}
-        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
-            out[key] = to_json_schema(value)
-        else:
-            out[key] = value
-    return out
-
-
-def _read_jsonl(path: Path) -> list[dict[str, Any]]:
-    try:
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CatalogError(f"cannot read BFCL file {path}: {exc.__class__.__name__}: reinstall bfcl-eval ({INSTALL_HINT})") from None
-
-
-@lru_cache(maxsize=1)
-def _raw_docs() -> tuple[tuple[str, dict[str, Any]], ...]:
-    root = data_dir() / "multi_turn_func_doc"
-    out = []
-    for cls, (_, stem) in CLASSES.items():
-        for doc in _read_jsonl(root / f"{stem}.json"):
-            out.append((cls, doc))
-    return tuple(out)
-
-
-def load_catalog() -> Catalog:
-    """The 128 multi-turn functions as ``Class.function`` tools."""
-    tools = []
-    for cls, doc in _raw_docs():
-        params = to_json_schema(doc.get("parameters") or {"type": "object", "properties": {}})
-        params.setdefault("type", "object")
-        response = to_json_schema(doc["response"]) if doc.get("response") else None
-        tools.append(
-            Tool(
-                name=f"{cls}.{doc['name']}",
-                description=doc.get("description", ""),
-                parameters=params,
-                response=response,
-                group=cls,
-            )
-        )
-    return Catalog(tools, name="bfcl")
 
 
 def called_functions(call: str) -> list[str]:
@@ -227,7 +159,5 @@ class BFCLBenchmark(Benchmark):
     def runtime(self, **kwargs: Any):
         """The runtime library construction explores: BFCL's default scenario plus :data:`SANDBOX_SCENARIO`
         (pass ``initial_config`` for another starting state, e.g. a task's)."""
-        from .bfcl_runtime import make_bfcl_runtime
-
         kwargs.setdefault("initial_config", SANDBOX_SCENARIO)
         return make_bfcl_runtime(**kwargs)

@@ -1,6 +1,11 @@
-"""BFCL's 8 multi-turn API classes as an executable runtime (on top of :class:`~libra.runtime.python.PythonRuntime`).
+"""BFCL's 8 multi-turn API classes as a tool set: their catalog and their executable runtime (on top of
+:class:`~libra.runtime.python.PythonRuntime`).
 
-Tools are ``Class.function`` with the official function docs of :func:`libra.benchmarks.bfcl.load_catalog`.
+This module owns what the catalog and the runtime share, the table of classes (:data:`CLASS_MODULES`), and the
+catalog itself (:func:`load_catalog`, the official function docs). :mod:`libra.benchmarks.bfcl` adds what makes
+the tool set a benchmark (tasks, gold, the sandbox scenario, fixtures) and imports from here, never the reverse.
+
+Tools are ``Class.function`` with the official function docs of :func:`load_catalog`.
 Fresh state = every class loaded with its default scenario (config ``{}``), or with a task's ``initial_config``.
 
 Sources of non-determinism in the ``bfcl_eval`` back ends, and how they are handled:
@@ -29,11 +34,15 @@ import datetime as _dt
 import decimal
 import functools
 import importlib
+import json
 import types
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..catalog import Catalog
-from ..errors import MissingDependencyError
+from ..catalog import Catalog, Tool
+from ..errors import CatalogError, MissingDependencyError
 from ..runtime.base import Runtime
 from ..runtime.python import PythonRuntime
 
@@ -49,6 +58,83 @@ CLASS_MODULES: dict[str, str] = {
     "TravelAPI": "travel_booking",
     "VehicleControlAPI": "vehicle_control",
 }
+INSTALL_HINT = "install it with: pip install --no-deps 'bfcl-eval==2026.3.23' mpmath  (or run: make setup)"
+FUNC_DOC_DIR = "multi_turn_func_doc"  # under bfcl_eval's data folder: one JSON-lines file per class
+
+# BFCL's docs use Python-ish type names; JSON Schema wants these.
+_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
+
+
+def data_dir() -> Path:
+    """The data folder of the installed ``bfcl-eval``; a one-line install hint when it or its docs are missing."""
+    try:
+        root = resources.files("bfcl_eval")
+    except ModuleNotFoundError:
+        raise MissingDependencyError(f"the BFCL benchmark needs the bfcl-eval package: {INSTALL_HINT}") from None
+    path = Path(str(root)) / "data"
+    if not (path / FUNC_DOC_DIR).is_dir():
+        raise MissingDependencyError(f"bfcl-eval is installed but {path / FUNC_DOC_DIR} is missing: reinstall it ({INSTALL_HINT})")
+    return path
+
+
+def to_json_schema(schema: Any) -> Any:
+    """Translate BFCL's type names ("dict", "float", "tuple", "any") into JSON Schema, recursively."""
+    if isinstance(schema, list):
+        return [to_json_schema(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "type" and isinstance(value, str):
+            if value == "any":
+                continue
+            out[key] = _TYPE_MAP.get(value, value)
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {k: to_json_schema(v) for k, v in value.items()}
+        elif key in ("items", "additionalProperties", "anyOf", "oneOf", "allOf"):
+            out[key] = to_json_schema(value)
+        else:
+            out[key] = value
+    return out
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """One JSON record per non-empty line of a file shipped with bfcl-eval."""
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CatalogError(f"cannot read BFCL file {path}: {exc.__class__.__name__}: reinstall bfcl-eval ({INSTALL_HINT})") from None
+
+
+@lru_cache(maxsize=1)
+def raw_docs() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """(class name, official function doc) for every function of every class, in table order."""
+    root = data_dir() / FUNC_DOC_DIR
+    out = []
+    for cls, stem in CLASS_MODULES.items():
+        for doc in read_jsonl(root / f"{stem}.json"):
+            out.append((cls, doc))
+    return tuple(out)
+
+
+def load_catalog() -> Catalog:
+    """The 128 multi-turn functions as ``Class.function`` tools."""
+    tools = []
+    for cls, doc in raw_docs():
+        params = to_json_schema(doc.get("parameters") or {"type": "object", "properties": {}})
+        params.setdefault("type", "object")
+        response = to_json_schema(doc["response"]) if doc.get("response") else None
+        tools.append(
+            Tool(
+                name=f"{cls}.{doc['name']}",
+                description=doc.get("description", ""),
+                parameters=params,
+                response=response,
+                group=cls,
+            )
+        )
+    return Catalog(tools, name="bfcl")
+
 FROZEN_NOW = _dt.datetime(2024, 9, 1, 10, 30)
 IGNORE_ATTRS = ("_last_modified", "_api_description", "long_context")
 
@@ -115,18 +201,12 @@ def bfcl_classes() -> list[type]:
     return [getattr(_import(module), cname) for cname, module in CLASS_MODULES.items()]
 
 
-def _shared_catalog() -> Catalog:
-    from .bfcl import load_catalog
-
-    return load_catalog()
-
-
 def build_bfcl_python_runtime(catalog: Catalog | None = None, initial_config: Mapping[str, Any] | None = None) -> PythonRuntime:
     """The in-process BFCL runtime; also what each isolated worker builds."""
     _freeze_clocks()
     return PythonRuntime(
         classes=bfcl_classes(),
-        docs=catalog if catalog is not None else _shared_catalog(),
+        docs=catalog if catalog is not None else load_catalog(),
         load=_load_scenario,
         config=dict(initial_config or {}),
         ignore_attrs=IGNORE_ATTRS,
