@@ -145,6 +145,56 @@ def _print_stats(name: str, stats: dict[str, Any]) -> None:
     console.print(table)
 
 
+#: How many never-succeeded tools and rejection messages ``libra show`` names before summarising the rest.
+HEALTH_LIST_LIMIT = 5
+
+
+def _named_list(names: list[str], limit: int = HEALTH_LIST_LIMIT) -> str:
+    """``a, b, c and 4 more``: a long list stays one readable line."""
+    shown = ", ".join(names[:limit])
+    return f"{shown} and {len(names) - limit} more" if len(names) > limit else shown
+
+
+def _one_line(message: str, width: int = 120) -> str:
+    """A rejection message as one terminal line: tracebacks and long payloads must not flood the summary."""
+    text = " ".join(message.split())
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def health_lines(health: dict[str, Any]) -> list[tuple[str, str]]:
+    """The build health summary as (text, rich style) lines; keys a library does not record are skipped, so a
+    summary written by an older or newer build still prints what it has."""
+    lines: list[tuple[str, str]] = []
+    never = list(health.get("tools_never_succeeded") or [])
+    if "tools" in health:
+        lines.append((f"  tools: {health['tools']}, never called successfully: {len(never)}", ""))
+    if never:
+        lines.append((f"    {_named_list(never)}", ""))
+    if "templates" in health:
+        lines.append((f"  templates matched: {health.get('templates_matched', 0)} of {health['templates']}", ""))
+    if "inconclusive_tests" in health:
+        lines.append((f"  inconclusive tests: {health['inconclusive_tests']}", ""))
+    rejections = list(health.get("top_rejections") or [])
+    if rejections:
+        lines.append(("  most common rejections:", ""))
+        for message, count in rejections[:HEALTH_LIST_LIMIT]:
+            lines.append((f"    {count:>5} x {_one_line(str(message))}", ""))
+    if health.get("warning"):
+        lines.append((f"  warning: {health['warning']}", "bold yellow"))
+    return lines
+
+
+def _print_health(health: Any) -> None:
+    """The ``Build health`` block of ``libra show`` (nothing for libraries built before builds recorded it)."""
+    if not isinstance(health, dict) or not health:
+        return
+    from rich.text import Text
+
+    console.print(Text("Build health", style="bold"))
+    for text, style in health_lines(health):
+        console.print(Text(text, style=style))  # Text: tool names and messages may hold [brackets], never markup
+
+
 @app.command("show")
 def show_cmd(
     library: Path = typer.Argument(..., help="library file"),
@@ -157,6 +207,7 @@ def show_cmd(
     _print_stats(lib.meta.get("benchmark", lib.catalog.name), lib.stats)
     counts = lib.relation_counts()
     console.print("relations: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    _print_health(lib.stats.get("health"))
     if json_path:
         atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
 
