@@ -126,6 +126,7 @@ def build_cmd(
     opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
     lib = build_library(bench, out, opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
+    _print_health(lib.stats.get("health"))
     console.print(f"library written to {out}")
 
 
