@@ -98,7 +98,7 @@ def _readme_python_block(heading: str) -> str:
     """The first ```python block after the line that starts with ``heading``."""
     text = README.read_text(encoding="utf-8")
     start = text.index(heading)
-    match = re.search(r"```python\n(.*?)```", text[start:], re.S)
+    match = re.search(r"```python\n(.*?)```", text[start:], re.DOTALL)
     assert match, f"no python block after {heading!r}"
     return match.group(1)
 

@@ -21,7 +21,13 @@ from .base import Benchmark, Task
 
 # The catalog side lives with the runtime in :mod:`.bfcl_runtime` (one class table for both); these names are
 # re-exported so ``from libra.benchmarks.bfcl import load_catalog`` keeps working.
-from .bfcl_runtime import CLASS_MODULES, INSTALL_HINT, load_catalog, make_bfcl_runtime, to_json_schema
+from .bfcl_runtime import (  # noqa: F401 - re-exported
+    CLASS_MODULES,
+    INSTALL_HINT,
+    load_catalog,
+    make_bfcl_runtime,
+    to_json_schema,
+)
 from .bfcl_runtime import data_dir as _data_dir
 from .bfcl_runtime import raw_docs as _raw_docs
 from .bfcl_runtime import read_jsonl as _read_jsonl

@@ -36,10 +36,11 @@ import functools
 import importlib
 import json
 import types
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError, MissingDependencyError

@@ -85,7 +85,7 @@ def proposer_identity(proposer: str | Proposer) -> dict[str, Any]:
     return out
 
 
-_FRESH_FINGERPRINTS: "weakref.WeakKeyDictionary[Any, str]" = weakref.WeakKeyDictionary()
+_FRESH_FINGERPRINTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
 def fresh_fingerprint(bench: Benchmark) -> str:

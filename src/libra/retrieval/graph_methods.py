@@ -12,8 +12,9 @@ or engine version gives another file, so a cached library is only ever reused fo
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
