@@ -75,41 +75,29 @@ def _described_options(description: str) -> list[str]:
     return [m.group(1)] if m else []
 
 
-# Short, valid examples of public encodings (ethanol, a short peptide, ...), for when a call needs one.
-ENCODED_EXAMPLES: tuple[tuple[str, str], ...] = (
-    ("inchikey", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N"),
-    ("inchi", "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"),
-    ("selfies", "[C][C][O]"),
-    ("smiles", "CCO"),
-    ("smarts", "[OX2H]"),
-    ("sybyl line notation", "CH3CH2OH"),
-    ("sln", "CH3CH2OH"),
-    ("protein sequence", "MKTAYIAKQR"),
-    ("amino acid sequence", "MKTAYIAKQR"),
-    ("peptide", "MKTAYIAKQR"),
-    ("rna sequence", "AUGGCCAUUGUA"),
-    ("dna sequence", "ATGGCCATTGTA"),
-    ("nucleotide sequence", "ATGGCCATTGTA"),
-    ("molecular formula", "C2H6O"),
-    ("chemical formula", "C2H6O"),
+# Public encodings of structures and sequences, named by the words a parameter's name or description uses for
+# them. Naming the encoding is generic knowledge (a SMILES string is a payload some tool produced, rule H10b of the
+# proposer); a valid example value of one is not, so examples come from the catalog as JSON Schema ``examples``.
+ENCODED_KINDS: tuple[str, ...] = (
+    "inchikey", "inchi", "selfies", "smiles", "smarts", "sybyl line notation", "sln", "protein sequence",
+    "amino acid sequence", "peptide", "rna sequence", "dna sequence", "nucleotide sequence", "molecular formula",
+    "chemical formula",
 )
 
 
 def encoded_format(name: str, description: str) -> str | None:
-    """The public encoding a string parameter carries, if its name or description names one."""
+    """The public encoding a string parameter carries (one of :data:`ENCODED_KINDS`), if its name or description
+    names one."""
     text = " ".join(words(name)) + " " + " ".join(words(description or ""))
     squashed = " " + text + " "
-    for key, example in ENCODED_EXAMPLES:
+    for key in ENCODED_KINDS:
         if f" {key} " in squashed or (" " not in key and key in {w for w in squashed.split()}):
-            return example
+            return key
     return None
 
 
 def _format_example(description: str, fmt: str | None, name: str = "") -> str | None:
     """A value for a declared or described date/time/address format (rule 10: dates are constructible)."""
-    encoded = encoded_format(name, description)
-    if encoded is not None:
-        return encoded
     fmt = (fmt or "").lower()
     d = description or ""
     if fmt == "date" or re.search(r"yyyy-mm-dd", d, re.I):
@@ -175,13 +163,6 @@ def _string_example(name: str, description: str) -> str:
         return "Str0ng-pass"
     if toks & {"username", "user", "login"}:
         return "new_user"
-    travel = bool(toks & {"travel", "flight", "trip", "airport"}) or bool(re.search(r"\b(travel|flight|trip|airport|location)\b", description, re.I))
-    if travel and toks & {"from", "origin", "departure", "source"}:
-        return "JFK"  # a travel origin is conventionally written as an airport code
-    if travel and toks & {"to", "destination", "arrival"}:
-        return "LAX"
-    if toks & {"class"} and travel:
-        return "economy"
     entity = _entity_example(toks, description)
     if entity is not None:
         return entity

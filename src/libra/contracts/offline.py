@@ -18,7 +18,7 @@ from ..runtime.base import json_type  # noqa: F401 - re-exported for contract co
 from .model import MAX_REVISIONS, Argument, Contract, Export, Template
 from .outcome import canonical_path, classify, extract, is_scalar, record_dict
 from ..schema import (  # noqa: F401 - re-exported: these lived here before schema.py
-    CONTACT_ADDRESS, ENCODED_EXAMPLES, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
+    CONTACT_ADDRESS, ENCODED_KINDS, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
     _described_options, _fits, _format_example, _number_in_range, _string_example, encoded_format, literal_for,
     schema_type, sentinel_for, words,
 )
