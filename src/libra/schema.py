@@ -156,7 +156,7 @@ def _format_example(description: str, fmt: str | None, name: str = "") -> str | 
     if fmt == "time" or re.search(r"hh:mm", d, re.I):
         return "10:00"
     if fmt == "email":
-        return "user@example.com"
+        return _email_for(name)
     if fmt in ("uri", "url", "iri") or re.search(r"https?://", d):
         return "https://example.com"
     return None
@@ -209,6 +209,12 @@ def _qualifier(name: str, kind: set[str]) -> list[str]:
     return [p for p in parts if not is_kind(p)]
 
 
+def _email_for(name: str) -> str:
+    """An e-mail address whose local part is the name's qualifier (``sender`` for ``sender_email``)."""
+    q = _qualifier(name, {"email", "address", "emailaddress", "mail"})
+    return ".".join(q) + "@example.com" if q else "user@example.com"
+
+
 def field_text(name: str) -> str:
     """A free-text literal derived from the field's own name ("sample zip", "sample address 1").
 
@@ -235,8 +241,7 @@ def _string_example(name: str, description: str) -> str:
         q = _qualifier(name, {"dir", "dirname", "directory", "folder", "name", "new", "path", "to", "of"})
         return "_".join(q + ["folder"]) if q else "new_folder"
     if toks & {"email"}:
-        q = _qualifier(name, {"email", "address", "emailaddress"})
-        return ".".join(q) + "@example.com" if q else "user@example.com"
+        return _email_for(name)
     if toks & CONTACT_ADDRESS:
         q = _qualifier(name, {"phone", "number", "mobile", "cell", "phonenumber", "mobilenumber", "cellnumber"})
         # a reserved-looking ten-digit number, digits only as most systems store them; distinct per qualifier

@@ -457,7 +457,8 @@ PRESENTATION_WORDS = {"page", "pages", "offset", "limit", "cursor", "sort", "ord
 
 def _closed_values(schema: dict[str, Any]) -> list[Any]:
     """Every value a parameter may take when its schema or description closes the set: both booleans, an enum,
-    or the values a description lists as the complete set."""
+    or the values a description lists as the complete set. Only a closed set can be covered value by value;
+    anything else has no "other value" to try that is not an invention."""
     t = schema_type(schema)
     if t == "boolean":
         return [True, False]
@@ -527,7 +528,16 @@ def _variant_name(param: str, value: Any, taken: set[str]) -> str:
 
 
 def propose(tool: Tool) -> Contract:
-    """The initial contract for one tool from its public metadata only."""
+    """The initial contract for one tool from its public metadata only.
+
+    Success templates: ``complete`` (every parameter filled, F7) -- except for a read tool with several optional
+    criteria, where conjoined invented criteria would match nothing; ``required_only`` when there are optional
+    parameters; for such a read tool, ``by_<p>`` with one criterion each (:func:`criterion_order`, at most
+    :data:`MAX_CRITERION_TEMPLATES`); and up to :data:`MAX_VALUE_VARIANTS` templates giving a flag or a closed
+    choice its other values (:func:`value_variants`). A tool thus has at most ``MAX_VALUE_VARIANTS + 1`` success
+    templates more than before these rules (``MAX_CRITERION_TEMPLATES - 1`` from criteria). One expected-failure
+    template swaps a required reference for a value that cannot exist.
+    """
     decisions = {p: decide_parameter(tool, p, tool.param_schema(p)) for p in tool.param_names}
     required = set(tool.required)
 
