@@ -534,8 +534,8 @@ def propose(tool: Tool) -> Contract:
     criteria, where conjoined invented criteria would match nothing; ``required_only`` when there are optional
     parameters; for such a read tool, ``by_<p>`` with one criterion each (:func:`criterion_order`, at most
     :data:`MAX_CRITERION_TEMPLATES`); and up to :data:`MAX_VALUE_VARIANTS` templates giving a flag or a closed
-    choice its other values (:func:`value_variants`). A tool thus has at most ``MAX_VALUE_VARIANTS + 1`` success
-    templates more than before these rules (``MAX_CRITERION_TEMPLATES - 1`` from criteria). One expected-failure
+    choice its other values (:func:`value_variants`). A tool thus has at most
+    ``MAX_VALUE_VARIANTS + MAX_CRITERION_TEMPLATES - 1`` success templates more than before these rules. One expected-failure
     template swaps a required reference for a value that cannot exist.
     """
     decisions = {p: decide_parameter(tool, p, tool.param_schema(p)) for p in tool.param_names}
