@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import re
+import zlib
 from typing import Any
 
 import jsonschema
@@ -65,51 +66,85 @@ def _fits(schema: dict[str, Any], value: Any) -> bool:
         return False
 
 
+# Phrases that introduce the complete set of allowed values ("[Enum]: a, b", "Options are: a, b", "one of: a, b",
+# "either 'x' or 'y'") and phrases that introduce examples only ("e.g. a, b", "such as a or b", "for example 'x'").
+_CLOSED_CUES = re.compile(r"\[enum\]\s*:?|\boptions?(?:\s+are|\s+include)?\s*:|\bone of\b\s*:?|\beither\b|\bmust be one of\b\s*:?", re.I)
+_EXAMPLE_CUES = re.compile(r"\be\.\s?g\.?\s*,?|\bfor (?:example|instance)\s*,?|\bsuch as\b", re.I)
+_QUOTED = re.compile(r"'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`")
+
+
+def _clause_after(text: str) -> str:
+    """The text a cue introduces: up to the end of its sentence, line, parenthesis or semicolon."""
+    text = text.lstrip(" :[")
+    m = re.search(r"\.(?:\s|$)|[\n;)\]]", text)
+    return text[: m.start()] if m else text
+
+
+def _listed_values(clause: str) -> list[str]:
+    """The values a clause lists: its quoted strings when it quotes any, else its comma/or/and-separated words.
+
+    Unquoted items longer than three words are prose, not values, and make the whole clause prose.
+    """
+    quoted = [next(g for g in m.groups() if g is not None).strip() for m in _QUOTED.finditer(clause)]
+    if quoted:
+        return [q for q in quoted if q]
+    items = [i.strip().strip("'\"` ") for i in re.split(r",|\bor\b|\band\b|/", clause)]
+    items = [i for i in items if i]
+    if not items or any(len(i.split()) > 3 or len(i) > 40 for i in items):
+        return []
+    return items
+
+
+def described_choices(description: str) -> tuple[list[str], bool]:
+    """Values a description writes out for a parameter, and whether they are the complete allowed set.
+
+    Why: developers document choices in prose far more often than in an ``enum`` ("either 'no longer needed' or
+    'ordered by mistake'", "one of: daily, weekly", "e.g. dermatology, cardiology"). A value the tool's own text
+    names is far likelier to be accepted than an invented word, and a lookup with an invented key returns nothing
+    to learn from. A closed cue ("one of", "either ... or", "options are") lists every allowed value (so the
+    parameter is a caller's choice among them); an example cue ("e.g.", "such as") lists some accepted values only.
+    A closed list needs at least two values, so "one of the user's accounts" is not read as a choice.
+    """
+    description = description or ""
+    for cue, closed in ((_CLOSED_CUES, True), (_EXAMPLE_CUES, False)):
+        for m in cue.finditer(description):
+            clause = _clause_after(description[m.end():])
+            if m.group(0).lower().startswith("either"):
+                clause = re.split(r"(?<=['\"`\w])\s*[,.;](?=\s)", clause)[0]
+            values = _listed_values(clause)
+            if len(values) >= (2 if closed else 1):
+                return values, closed
+    return [], False
+
+
 def _described_options(description: str) -> list[str]:
-    """Allowed values a description lists in prose ("[Enum]: a, b", "Options are: a, b", "e.g., 'x'")."""
-    m = re.search(r"\[enum\]\s*:?\s*\[?([^\]\n]+)\]?", description, re.I) or re.search(r"options(?: are)?\s*:\s*([^.\n]+)", description, re.I)
-    if m:
-        items = [s.strip().strip("'\"` ") for s in m.group(1).split(",")]
-        return [s for s in items if s]
-    m = re.search(r"e\.g\.,?\s*['\"]([^'\"]+)['\"]", description, re.I)
-    return [m.group(1)] if m else []
+    """Values a description lists in prose, closed sets and examples alike (see :func:`described_choices`)."""
+    return described_choices(description)[0]
 
 
-# Short, valid examples of public encodings (ethanol, a short peptide, ...), for when a call needs one.
-ENCODED_EXAMPLES: tuple[tuple[str, str], ...] = (
-    ("inchikey", "LFQSCWFLJHTTHZ-UHFFFAOYSA-N"),
-    ("inchi", "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3"),
-    ("selfies", "[C][C][O]"),
-    ("smiles", "CCO"),
-    ("smarts", "[OX2H]"),
-    ("sybyl line notation", "CH3CH2OH"),
-    ("sln", "CH3CH2OH"),
-    ("protein sequence", "MKTAYIAKQR"),
-    ("amino acid sequence", "MKTAYIAKQR"),
-    ("peptide", "MKTAYIAKQR"),
-    ("rna sequence", "AUGGCCAUUGUA"),
-    ("dna sequence", "ATGGCCATTGTA"),
-    ("nucleotide sequence", "ATGGCCATTGTA"),
-    ("molecular formula", "C2H6O"),
-    ("chemical formula", "C2H6O"),
+# Public encodings of structures and sequences, named by the words a parameter's name or description uses for
+# them. Naming the encoding is generic knowledge (a SMILES string is a payload some tool produced, rule H10b of the
+# proposer); a valid example value of one is not, so examples come from the catalog as JSON Schema ``examples``.
+ENCODED_KINDS: tuple[str, ...] = (
+    "inchikey", "inchi", "selfies", "smiles", "smarts", "sybyl line notation", "sln", "protein sequence",
+    "amino acid sequence", "peptide", "rna sequence", "dna sequence", "nucleotide sequence", "molecular formula",
+    "chemical formula",
 )
 
 
 def encoded_format(name: str, description: str) -> str | None:
-    """The public encoding a string parameter carries, if its name or description names one."""
+    """The public encoding a string parameter carries (one of :data:`ENCODED_KINDS`), if its name or description
+    names one."""
     text = " ".join(words(name)) + " " + " ".join(words(description or ""))
     squashed = " " + text + " "
-    for key, example in ENCODED_EXAMPLES:
+    for key in ENCODED_KINDS:
         if f" {key} " in squashed or (" " not in key and key in {w for w in squashed.split()}):
-            return example
+            return key
     return None
 
 
 def _format_example(description: str, fmt: str | None, name: str = "") -> str | None:
     """A value for a declared or described date/time/address format (rule 10: dates are constructible)."""
-    encoded = encoded_format(name, description)
-    if encoded is not None:
-        return encoded
     fmt = (fmt or "").lower()
     d = description or ""
     if fmt == "date" or re.search(r"yyyy-mm-dd", d, re.I):
@@ -121,7 +156,7 @@ def _format_example(description: str, fmt: str | None, name: str = "") -> str | 
     if fmt == "time" or re.search(r"hh:mm", d, re.I):
         return "10:00"
     if fmt == "email":
-        return "user@example.com"
+        return _email_for(name)
     if fmt in ("uri", "url", "iri") or re.search(r"https?://", d):
         return "https://example.com"
     return None
@@ -156,42 +191,77 @@ def _entity_example(toks: set[str], description: str) -> str | None:
     return None
 
 
+def name_parts(name: str) -> list[str]:
+    """Lower-case parts of an identifier with its digits kept (``address1`` -> ``address``, ``1``)."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name or "").lower()
+    return re.findall(r"[a-z]+|[0-9]+", text)
+
+
+def _qualifier(name: str, kind: set[str]) -> list[str]:
+    """The parts of a parameter's name beyond its kind: ``sender`` in ``sender_email``, ``2`` in ``file2``."""
+    parts = name_parts(name)
+    glued = {a + b for a, b in zip(parts, parts[1:])}
+
+    def is_kind(p: str) -> bool:
+        singular = {p, p[:-1] if p.endswith("s") else p, p[:-2] if p.endswith("es") else p}
+        return bool(singular & kind) or any(p in g and g in kind for g in glued)
+
+    return [p for p in parts if not is_kind(p)]
+
+
+def _email_for(name: str) -> str:
+    """An e-mail address whose local part is the name's qualifier (``sender`` for ``sender_email``)."""
+    q = _qualifier(name, {"email", "address", "emailaddress", "mail"})
+    return ".".join(q) + "@example.com" if q else "user@example.com"
+
+
+def field_text(name: str) -> str:
+    """A free-text literal derived from the field's own name ("sample zip", "sample address 1").
+
+    Why: one word for every free string ("hello") makes values coincide across fields, and the engine then
+    credits relations by coincidence (an ``address1`` value "provides" a ``zip``). A literal spelled from the
+    field's name is deterministic, distinct between differently named fields, and still shared by fields of the
+    same name, which is where a shared value is meaningful.
+    """
+    return "sample " + (" ".join(name_parts(name)) or "value")
+
+
 def _string_example(name: str, description: str) -> str:
-    """A short plausible string chosen from the parameter's name (shortest literal that can work)."""
+    """A short plausible string chosen from the parameter's name (shortest literal that can work).
+
+    Kinds with a conventional form (file names, e-mail addresses, phone numbers, URLs) keep that form; the
+    words of the name beyond its kind (``source`` in ``source_file``) make the value distinct per field, for the
+    same reason as :func:`field_text`.
+    """
     toks = _compounds(words(name))
     if toks & {"file", "filename"}:
-        return "new_file.txt"
+        q = _qualifier(name, {"file", "filename", "name", "new", "path", "to", "of"})
+        return "_".join(q + ["file"]) + ".txt" if q else "new_file.txt"
     if toks & {"dir", "dirname", "directory", "folder"}:
-        return "new_folder"
+        q = _qualifier(name, {"dir", "dirname", "directory", "folder", "name", "new", "path", "to", "of"})
+        return "_".join(q + ["folder"]) if q else "new_folder"
     if toks & {"email"}:
-        return "user@example.com"
+        return _email_for(name)
     if toks & CONTACT_ADDRESS:
-        return "5550100000"  # a reserved-looking ten-digit number, digits only as most systems store them
+        q = _qualifier(name, {"phone", "number", "mobile", "cell", "phonenumber", "mobilenumber", "cellnumber"})
+        # a reserved-looking ten-digit number, digits only as most systems store them; distinct per qualifier
+        return "555010" + (f"{zlib.crc32('_'.join(q).encode()) % 10000:04d}" if q else "0000")
     if toks & {"url", "uri", "link"}:
-        return "https://example.com"
+        q = _qualifier(name, {"url", "uri", "link"})
+        return "https://example.com" + ("/" + "-".join(q) if q else "")
     if toks & {"date"}:
         return "2024-01-01"
     if toks & {"password", "passwd", "secret", "passcode"}:
         return "Str0ng-pass"
     if toks & {"username", "user", "login"}:
-        return "new_user"
-    travel = bool(toks & {"travel", "flight", "trip", "airport"}) or bool(re.search(r"\b(travel|flight|trip|airport|location)\b", description, re.I))
-    if travel and toks & {"from", "origin", "departure", "source"}:
-        return "JFK"  # a travel origin is conventionally written as an airport code
-    if travel and toks & {"to", "destination", "arrival"}:
-        return "LAX"
-    if toks & {"class"} and travel:
-        return "economy"
+        q = _qualifier(name, {"username", "user", "login", "name", "new", "id", "ids"})
+        return "_".join(q + ["user"]) if q else "new_user"
     entity = _entity_example(toks, description)
     if entity is not None:
         return entity
-    if toks & {"title", "subject"}:
-        return "Example"
     if toks & {"key"}:
-        return "example_key"
-    if toks & {"name"}:
-        return "example"
-    return "hello"
+        return "sample_" + "_".join(name_parts(name))
+    return field_text(name)
 
 
 def _described_bound(description: str) -> float | None:

@@ -118,12 +118,31 @@ def raw_docs() -> tuple[tuple[str, dict[str, Any]], ...]:
     return tuple(out)
 
 
+#: Values BFCL's travel backend accepts where its metadata only says "the location the travel is from": its
+#: flights are between airports written as IATA codes, and its classes are economy/business/first. Written into
+#: the parameters as JSON Schema ``examples`` (this is the catalog's knowledge, not the generic proposer's).
+PARAMETER_EXAMPLES: dict[tuple[str, str], dict[str, list[Any]]] = {
+    ("TravelAPI", "book_flight"): {"travel_from": ["JFK"], "travel_to": ["LAX"], "travel_class": ["economy"]},
+    ("TravelAPI", "get_flight_cost"): {"travel_from": ["JFK"], "travel_to": ["LAX"]},
+}
+
+
+def _with_examples(cls: str, function: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with :data:`PARAMETER_EXAMPLES` written into the named properties' ``examples``."""
+    for pname, examples in PARAMETER_EXAMPLES.get((cls, function), {}).items():
+        prop = (params.get("properties") or {}).get(pname)
+        if isinstance(prop, dict) and "examples" not in prop:
+            prop["examples"] = list(examples)
+    return params
+
+
 def load_catalog() -> Catalog:
     """The 128 multi-turn functions as ``Class.function`` tools."""
     tools = []
     for cls, doc in raw_docs():
         params = to_json_schema(doc.get("parameters") or {"type": "object", "properties": {}})
         params.setdefault("type", "object")
+        params = _with_examples(cls, doc["name"], params)
         response = to_json_schema(doc["response"]) if doc.get("response") else None
         tools.append(
             Tool(

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError, ConfigError, MissingDependencyError
+from ..schema import encoded_format
 from .base import Benchmark, Task
 
 INSTALL_HINT = "pip install 'libra-tools[scitooleval]'"
@@ -114,6 +115,38 @@ def _description(rec: Mapping[str, Any]) -> str:
     return desc or rec["name"]
 
 
+#: Short, valid examples of the encodings SciToolEval's tools take (ethanol, a short peptide, ...), keyed by the
+#: encoding's name (:data:`libra.schema.ENCODED_KINDS`). They are the catalog's own knowledge, so they are written
+#: into the parameters as JSON Schema ``examples``; the generic proposer reads examples but invents no molecules.
+ENCODED_EXAMPLES: dict[str, str] = {
+    "inchikey": "LFQSCWFLJHTTHZ-UHFFFAOYSA-N",
+    "inchi": "InChI=1S/C2H6O/c1-2-3/h3H,2H2,1H3",
+    "selfies": "[C][C][O]",
+    "smiles": "CCO",
+    "smarts": "[OX2H]",
+    "sybyl line notation": "CH3CH2OH",
+    "sln": "CH3CH2OH",
+    "protein sequence": "MKTAYIAKQR",
+    "amino acid sequence": "MKTAYIAKQR",
+    "peptide": "MKTAYIAKQR",
+    "rna sequence": "AUGGCCAUUGUA",
+    "dna sequence": "ATGGCCATTGTA",
+    "nucleotide sequence": "ATGGCCATTGTA",
+    "molecular formula": "C2H6O",
+    "chemical formula": "C2H6O",
+}
+
+
+def _parameter_schema(rec: Mapping[str, Any], pname: str) -> dict[str, Any]:
+    """The one string parameter, with an ``examples`` value when it carries an encoding named in
+    :data:`ENCODED_EXAMPLES`."""
+    schema: dict[str, Any] = {"type": "string", "description": _parameter_description(rec, pname)}
+    example = ENCODED_EXAMPLES.get(encoded_format(pname, schema["description"]) or "")
+    if example is not None:
+        schema["examples"] = [example]
+    return schema
+
+
 def load_catalog() -> Catalog:
     executable = executable_names()
     tools = []
@@ -125,7 +158,7 @@ def load_catalog() -> Catalog:
                 description=_description(rec),
                 parameters={
                     "type": "object",
-                    "properties": {pname: {"type": "string", "description": _parameter_description(rec, pname)}},
+                    "properties": {pname: _parameter_schema(rec, pname)},
                     "required": [pname],
                 },
                 group=rec.get("category") or "",

@@ -9,6 +9,7 @@ rules (Figure 7); rule numbers in comments refer to Figure 5 unless marked "F7".
 from __future__ import annotations
 
 import copy
+import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
@@ -18,10 +19,16 @@ from ..runtime.base import json_type  # noqa: F401 - re-exported for contract co
 from .model import MAX_REVISIONS, Argument, Contract, Export, Template
 from .outcome import canonical_path, classify, extract, is_scalar, record_dict
 from ..schema import (  # noqa: F401 - re-exported: these lived here before schema.py
-    CONTACT_ADDRESS, ENCODED_EXAMPLES, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
-    _described_options, _fits, _format_example, _number_in_range, _string_example, encoded_format, literal_for,
-    schema_type, sentinel_for, words,
+    CONTACT_ADDRESS, ENCODED_KINDS, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
+    _described_options, _fits, _format_example, _number_in_range, _string_example, described_choices,
+    encoded_format, field_text, literal_for, schema_type, sentinel_for, words,
 )
+
+
+def closed_choices(description: str) -> list[str]:
+    """The complete set of values a description allows, or [] when it lists none or only examples."""
+    values, closed = described_choices(description)
+    return values if closed else []
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -139,7 +146,7 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # from public information; quantities and flags are caller choices.
     if toks and toks[0] in FLAG_PREFIXES and len(toks) > 1:
         return ParamDecision("literal", "H1 flag-like option chosen by the caller (rule 10)")
-    if "enum" in schema or "const" in schema or _described_options(desc) and not _has_phrase(desc, ("e g",)):
+    if "enum" in schema or "const" in schema or described_choices(desc)[1]:
         return ParamDecision("literal", "H1 closed set of allowed values (rules 3, 10)")
     if t in ("number", "boolean", "object") or item_t in ("number", "boolean"):
         return ParamDecision("literal", "H1 number/boolean/structured value chosen by the caller (rule 10)")
@@ -417,7 +424,7 @@ def effect_complete_literal(tool: Tool, name: str, schema: dict[str, Any]) -> An
     description = schema.get("description", "") or ""
     if t == "array":
         items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-        options = items.get("enum") if isinstance(items.get("enum"), list) else _described_options(description)
+        options = items.get("enum") if isinstance(items.get("enum"), list) else closed_choices(description)
         if options and 1 < len(options) <= 12 and schema.get("maxItems", len(options)) >= len(options):
             if _fits(schema, list(options)):
                 return list(options)
@@ -437,8 +444,100 @@ def effect_complete_literal(tool: Tool, name: str, schema: dict[str, Any]) -> An
 
 
 
+#: At most this many extra success templates per tool give a boolean its other value or a closed set its other
+#: values (defect: "turn it off" never ran). The engine runs every success template in every explored state, so
+#: each extra template costs one call per state it is tried in; two cover a flag both ways plus one more choice.
+MAX_VALUE_VARIANTS = 2
+#: At most this many one-criterion templates for a read tool with several optional criteria; they replace the
+#: conjunctive ``complete`` template, so such a tool costs at most one template more than before.
+MAX_CRITERION_TEMPLATES = 2
+#: Words of parameters that page or order a result rather than filter it.
+PRESENTATION_WORDS = {"page", "pages", "offset", "limit", "cursor", "sort", "order", "pagination", "per"}
+
+
+def _closed_values(schema: dict[str, Any]) -> list[Any]:
+    """Every value a parameter may take when its schema or description closes the set: both booleans, an enum,
+    or the values a description lists as the complete set. Only a closed set can be covered value by value;
+    anything else has no "other value" to try that is not an invention."""
+    t = schema_type(schema)
+    if t == "boolean":
+        return [True, False]
+    if isinstance(schema.get("enum"), list):
+        return list(schema["enum"])
+    if t in (None, "string"):
+        return closed_choices(schema.get("description", "") or "")
+    return []
+
+
+def value_variants(tool: Tool, full: dict[str, Argument], decisions: dict[str, ParamDecision]) -> list[tuple[str, Any]]:
+    """(parameter, value) pairs for templates that give a flag or a choice its other values (F7, rule 3).
+
+    Why: a template that only ever passes ``True`` (or an enum's first value) never performs the opposite action,
+    so a setting that starts on is never switched off and a gate behind it is never seen closed and reopened
+    (off-then-on is a chain of depth 2 the engine explores once both calls exist). Required parameters come
+    first, booleans before other closed sets, and closed sets take turns value by value, within
+    :data:`MAX_VALUE_VARIANTS`; every value is checked against the parameter's schema.
+    """
+    required = set(tool.required)
+    order = sorted(tool.param_names, key=lambda p: (p not in required, schema_type(tool.param_schema(p)) != "boolean"))
+    others: list[tuple[str, list[Any]]] = []
+    for p in order:
+        arg = full.get(p)
+        if arg is None or arg.kind != "literal" or decisions[p].kind != "literal":
+            continue
+        schema = tool.param_schema(p)
+        if is_read_tool(tool) and p not in required and schema_type(schema) != "boolean":
+            # An optional choice of a read tool narrows what it shows among the same records; its other values
+            # reveal nothing new. A flag's other value can (archived vs not), so flags keep both ways.
+            continue
+        current = json.dumps(arg.value, sort_keys=True, default=str)
+        values = [v for v in _closed_values(schema) if json.dumps(v, sort_keys=True, default=str) != current and _fits(schema, v)]
+        if values:
+            others.append((p, values))
+    out: list[tuple[str, Any]] = []
+    for i in range(max((len(v) for _, v in others), default=0)):
+        out.extend((p, values[i]) for p, values in others if i < len(values))
+    return out[:MAX_VALUE_VARIANTS]
+
+
+def criterion_order(tool: Tool, optional: list[str], decisions: dict[str, ParamDecision]) -> list[str]:
+    """A read tool's optional parameters in the order one-criterion templates use them.
+
+    Why: conjoining every optional criterion with invented literals makes a search return nothing, so it never
+    reveals the records that exist. A revealing template uses no optional criterion (``required_only``) or one at
+    a time: first references, which are bound to values observed earlier (so the criterion matches something),
+    then closed choices (any listed value is legitimate), then free literals. Paging and ordering parameters
+    (:data:`PRESENTATION_WORDS`) choose which part of the result is shown, not which records match, so they are
+    no criteria.
+    """
+    def rank(p: str) -> int:
+        if decisions[p].kind == "observation":
+            return 0
+        return 1 if _closed_values(tool.param_schema(p)) else 2
+    criteria = [p for p in optional if not set(words(p)) & PRESENTATION_WORDS]
+    return sorted(criteria, key=lambda p: (rank(p), criteria.index(p)))
+
+
+def _variant_name(param: str, value: Any, taken: set[str]) -> str:
+    """A template name for a value variant, unique within the contract ("enabled_false", "unit_celsius")."""
+    base = f"{param}_{re.sub(r'[^A-Za-z0-9]+', '_', json.dumps(value) if not isinstance(value, str) else value).strip('_').lower()[:30] or 'value'}"
+    name, n = base, 2
+    while name in taken:
+        name, n = f"{base}_{n}", n + 1
+    return name
+
+
 def propose(tool: Tool) -> Contract:
-    """The initial contract for one tool from its public metadata only."""
+    """The initial contract for one tool from its public metadata only.
+
+    Success templates: ``complete`` (every parameter filled, F7) -- except for a read tool with several optional
+    criteria, where conjoined invented criteria would match nothing; ``required_only`` when there are optional
+    parameters; for such a read tool, ``by_<p>`` with one criterion each (:func:`criterion_order`, at most
+    :data:`MAX_CRITERION_TEMPLATES`); and up to :data:`MAX_VALUE_VARIANTS` templates giving a flag or a closed
+    choice its other values (:func:`value_variants`). A tool thus has at most
+    ``MAX_VALUE_VARIANTS + MAX_CRITERION_TEMPLATES - 1`` success templates more than before these rules. One expected-failure
+    template swaps a required reference for a value that cannot exist.
+    """
     decisions = {p: decide_parameter(tool, p, tool.param_schema(p)) for p in tool.param_names}
     required = set(tool.required)
 
@@ -462,11 +561,23 @@ def propose(tool: Tool) -> Contract:
     # Effect-complete template first (F7): every required parameter, every optional one filled too, so each
     # constructible optional gets a literal somewhere (rules 2, 16); optional references stay observations (15).
     full = {p: fill(p) for p in tool.param_names}
-    templates.append(Template("complete", full, "success"))
     optional = [p for p in tool.param_names if p not in required]
+    required_only = {p: (full[p] if p in required else Argument.omit()) for p in tool.param_names}
+    revealing = is_read_tool(tool) and len(optional) > 1
+    if not revealing:
+        templates.append(Template("complete", full, "success"))
     if optional:
         # A second success template leaves every optional parameter out (rule 14).
-        templates.append(Template("required_only", {p: (full[p] if p in required else Argument.omit()) for p in tool.param_names}, "success"))
+        templates.append(Template("required_only", required_only, "success"))
+    if revealing:
+        for p in criterion_order(tool, optional, decisions)[:MAX_CRITERION_TEMPLATES]:
+            templates.append(Template(f"by_{p}", {q: (full[q] if q in required or q == p else Argument.omit()) for q in tool.param_names}, "success"))
+    base = required_only if revealing else full
+    taken_names = {t.name for t in templates}
+    for p, value in value_variants(tool, full, decisions):
+        name = _variant_name(p, value, taken_names)
+        taken_names.add(name)
+        templates.append(Template(name, {**base, p: Argument.literal(value)}, "success"))
     # Expected failure: only when a required reference exists; it is swapped for a value that cannot exist.
     ref = next((p for p in tool.param_names if p in required and decisions[p].kind == "observation"), None)
     if ref is not None:
