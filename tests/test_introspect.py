@@ -297,3 +297,16 @@ def test_build_over_refs(bench: ClassesBenchmark) -> None:
     assert arg.kind == "literal" and fits(catalog["CRM.create_customer"].param_schema("customer"), arg.value)
     lib = build_library(bench, None, BuildOptions(workers=0, progress=False))  # used to raise PointerToNowhere
     assert set(lib.catalog.names) == set(catalog.names)
+
+
+def test_one_unresolvable_annotation_spares_the_others() -> None:
+    # this module uses ``from __future__ import annotations``: every annotation is a string to resolve
+    def find(name: str, limit: int = 5, hook: NoSuchType | None = None) -> list[Contact]:  # noqa: F821
+        """Find contacts by name."""
+        return []
+
+    assert find.__annotations__["hook"] == "NoSuchType | None"
+    doc = tool_document("book.find", find)
+    assert doc["parameters"]["properties"]["limit"] == {"type": "integer", "default": 5}
+    assert doc["parameters"]["properties"]["hook"] == {}
+    assert dereference(doc["response"])["items"]["properties"]["name"] == {"type": "string"}

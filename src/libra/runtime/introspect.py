@@ -37,6 +37,8 @@ import typing_extensions
 from pydantic import TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema
 
+from ..schema import fits
+
 _NONE = type(None)
 
 
@@ -236,8 +238,6 @@ def _accepts_null(schema: dict[str, Any]) -> bool:
     """Whether ``None`` is a valid value: then the parameter may be left out even without a default."""
     if not schema:
         return False  # "any" says nothing about absence (an ``Any`` parameter without default stays required)
-    from ..schema import fits
-
     return fits(schema, None)
 
 
@@ -360,17 +360,38 @@ def response_schema(hints: dict[str, Any], returns: str = "") -> dict[str, Any] 
     return schema
 
 
+def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
+    """The function's type hints, resolved; an annotation that cannot be resolved is dropped on its own.
+
+    ``typing.get_type_hints`` fails as a whole when one name is missing (a type imported only under
+    ``TYPE_CHECKING``); then every other annotation is still worth reading, one by one.
+    """
+    try:
+        return typing.get_type_hints(func, include_extras=True)
+    except Exception:  # noqa: BLE001 - see the docstring: resolve each annotation alone
+        pass
+    raw = getattr(func, "__annotations__", None) or {}
+    namespace = getattr(getattr(func, "__func__", func), "__globals__", {})
+    hints: dict[str, Any] = {}
+    for key, value in raw.items():
+        if isinstance(value, str):
+            try:
+                value = eval(value, dict(namespace))  # noqa: S307 - what get_type_hints does with the developer's own annotation
+                if isinstance(value, str):  # a quoted annotation under postponed evaluation: quoted twice
+                    value = eval(value, dict(namespace))  # noqa: S307
+            except Exception:  # noqa: BLE001 - this one stays unknown ("any value")
+                continue
+        hints[key] = value
+    return hints
+
+
 def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
     """A tool document (``name``/``description``/``parameters``, and ``response`` when the return is annotated)."""
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError):
         sig = inspect.Signature()
-    try:
-        hints = typing.get_type_hints(func, include_extras=True)
-    except Exception:  # noqa: BLE001 - unresolvable forward references: fall back to raw annotations
-        raw = getattr(func, "__annotations__", {}) or {}
-        hints = {k: v for k, v in raw.items() if not isinstance(v, str)}
+    hints = resolved_hints(func)
     doc = read_docstring(inspect.getdoc(func))
     properties: dict[str, Any] = {}
     required: list[str] = []
