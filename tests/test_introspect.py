@@ -310,3 +310,15 @@ def test_one_unresolvable_annotation_spares_the_others() -> None:
     assert doc["parameters"]["properties"]["limit"] == {"type": "integer", "default": 5}
     assert doc["parameters"]["properties"]["hook"] == {}
     assert dereference(doc["response"])["items"]["properties"]["name"] == {"type": "string"}
+
+
+def test_optional_record_reads_as_a_typed_record() -> None:
+    def update(customer: Optional[Customer] = None, emails: list[Annotated[str, {"format": "email"}]] | None = None) -> None:
+        """Update a customer."""
+
+    doc = tool_document("crm.update", update)
+    assert doc["parameters"]["required"] == [] and doc["response"] == {"type": "null"}
+    assert doc["parameters"]["properties"]["emails"] == {"type": ["array", "null"], "items": {"type": "string", "format": "email"}, "default": None}
+    customer = Tool(name="crm.update", parameters=doc["parameters"]).param_schema("customer")
+    assert customer["type"] == ["object", "null"] and customer["required"] == ["name", "address"]
+    assert fits(customer, None) and fits(customer, {"name": "Ann", "address": {"street": "1 Main St", "city": "Oslo"}})

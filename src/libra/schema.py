@@ -8,6 +8,7 @@ one module keeps every part of a build agreeing on the answers.
 from __future__ import annotations
 
 import copy
+import json
 import re
 from typing import Any
 
@@ -90,12 +91,15 @@ REF_DEPTH = 16
 
 
 def has_ref(schema: Any) -> bool:
-    """Whether a ``$ref`` appears anywhere in the schema (the common case, none, costs one walk)."""
-    if isinstance(schema, dict):
-        return "$ref" in schema or any(has_ref(v) for k, v in schema.items() if k not in ("enum", "const", "default", "examples"))
-    if isinstance(schema, list):
-        return any(has_ref(v) for v in schema)
-    return False
+    """Whether the schema may hold a ``$ref``: False is certain, True may be a string that merely contains one.
+
+    A text search of the serialized schema is the cheapest sure answer for the common case (no references),
+    and a false alarm only costs the full walk of :func:`dereference`, which leaves such a schema as it is.
+    """
+    try:
+        return '"$ref"' in json.dumps(schema)
+    except (TypeError, ValueError):
+        return True
 
 
 def dereference(schema: Any, root: Any = None, max_depth: int = REF_DEPTH) -> Any:
@@ -156,6 +160,36 @@ def _inline(node: Any, resolver: Any, path: tuple[str, ...], max_depth: int) -> 
         elif key in _SCHEMA_MAPS and isinstance(value, dict):
             value = {k: _inline(v, resolver, path, max_depth) for k, v in value.items()}
         out[key] = value
+    branches = node.get("anyOf")
+    if isinstance(branches, list) and any(isinstance(b, dict) and "$ref" in b for b in branches):
+        # an optional record (``anyOf: [{$ref}, {type: null}]``) could not be folded while it was a reference
+        folded = fold_union(out["anyOf"])
+        if folded is not None and not set(folded) & (set(out) - {"anyOf"}):
+            out = {**folded, **{k: v for k, v in out.items() if k != "anyOf"}}
+    return out
+
+
+def fold_union(branches: list[Any]) -> dict[str, Any] | None:
+    """One schema equal to ``anyOf: branches`` when that is simple to write, else None.
+
+    Two shapes fold: branches that each only name a type (``int | str``), and one typed branch plus ``null``
+    (``Optional[list[str]]``, an optional record), where ``null`` joins the type list (and the enum). The folded
+    form accepts the same values, and it is the form :func:`schema_type` and literal construction read.
+    """
+    if not branches or not all(isinstance(b, dict) for b in branches):
+        return None
+    if all(set(b) == {"type"} and isinstance(b["type"], str) for b in branches):
+        return {"type": list(dict.fromkeys(b["type"] for b in branches))}
+    others = [b for b in branches if b != {"type": "null"}]
+    if len(others) != 1 or len(others) == len(branches):
+        return None
+    b = others[0]
+    if not isinstance(b.get("type"), (str, list)) or "const" in b or "$ref" in b:
+        return None
+    typ = [b["type"]] if isinstance(b["type"], str) else list(b["type"])
+    out = {**b, "type": [*typ, "null"] if "null" not in typ else typ}
+    if isinstance(b.get("enum"), list) and None not in b["enum"]:
+        out["enum"] = [*b["enum"], None]
     return out
 
 

@@ -37,7 +37,7 @@ import typing_extensions
 from pydantic import TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema
 
-from ..schema import fits
+from ..schema import fits, fold_union
 
 _NONE = type(None)
 
@@ -204,33 +204,10 @@ def _tidy(schema: Any) -> Any:
             value = {k: _tidy(v) for k, v in value.items()}
         out[key] = value
     if isinstance(out.get("anyOf"), list):
-        folded = _fold_union(out["anyOf"])
+        folded = fold_union(out["anyOf"])
         if folded is not None and not (set(folded) & (set(out) - {"anyOf"})):
             rest = {k: v for k, v in out.items() if k != "anyOf"}
             out = {**folded, **rest}
-    return out
-
-
-def _fold_union(branches: list[Any]) -> dict[str, Any] | None:
-    """One schema equal to ``anyOf: branches`` when that is simple to write, else None.
-
-    Two shapes fold: branches that each only name a type (``int | str``), and one typed branch plus ``null``
-    (``Optional[list[str]]``, ``Optional[Literal["a", "b"]]``), where ``null`` joins the type list (and the enum).
-    """
-    if not branches or not all(isinstance(b, dict) for b in branches):
-        return None
-    if all(set(b) == {"type"} and isinstance(b["type"], str) for b in branches):
-        return {"type": list(dict.fromkeys(b["type"] for b in branches))}
-    others = [b for b in branches if b != {"type": "null"}]
-    if len(others) != 1 or len(others) == len(branches):
-        return None
-    b = others[0]
-    if not isinstance(b.get("type"), (str, list)) or "const" in b or "$ref" in b:
-        return None
-    typ = [b["type"]] if isinstance(b["type"], str) else list(b["type"])
-    out = {**b, "type": [*typ, "null"] if "null" not in typ else typ}
-    if isinstance(b.get("enum"), list) and None not in b["enum"]:
-        out["enum"] = [*b["enum"], None]
     return out
 
 
