@@ -28,6 +28,7 @@ import json
 import re
 import types
 import typing
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -220,11 +221,15 @@ def _accepts_null(schema: dict[str, Any]) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _cached_type_schema(tp: Any, mode: str) -> str:
+    """The schema as JSON text (so a cached answer cannot be mutated by a caller)."""
     try:
-        schema = TypeAdapter(_portable(tp)).json_schema(mode=mode, schema_generator=_NoFieldTitles)  # type: ignore[arg-type]
+        with warnings.catch_warnings():
+            # pydantic warns of what it leaves out (a field default with no JSON form): leaving it out is our rule too
+            warnings.simplefilter("ignore")
+            schema = TypeAdapter(_portable(tp)).json_schema(mode=mode, schema_generator=_NoFieldTitles)  # type: ignore[arg-type]
+        return json.dumps(_tidy(schema))
     except Exception:  # noqa: BLE001 - a hint pydantic cannot express (arbitrary class, callable) means "any value"
-        schema = {}
-    return json.dumps(_tidy(schema))
+        return "{}"
 
 
 def type_schema(tp: Any, mode: str = "validation") -> tuple[dict[str, Any], bool]:
@@ -236,9 +241,11 @@ def type_schema(tp: Any, mode: str = "validation") -> tuple[dict[str, Any], bool
     if tp is inspect.Parameter.empty or tp is Any or isinstance(tp, str):
         return {}, False
     try:
-        text = _cached_type_schema(tp, mode)
-    except TypeError:  # an unhashable hint (metadata holding a dict is hashable only by identity in some versions)
+        hash(tp)
+    except TypeError:  # an unhashable hint (``Annotated`` metadata holding a dict) cannot be a cache key
         text = _cached_type_schema.__wrapped__(tp, mode)
+    else:
+        text = _cached_type_schema(tp, mode)
     schema = json.loads(text)
     return schema, _accepts_null(schema)
 
