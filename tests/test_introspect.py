@@ -297,6 +297,10 @@ def test_build_over_refs(bench: ClassesBenchmark) -> None:
     assert arg.kind == "literal" and fits(catalog["CRM.create_customer"].param_schema("customer"), arg.value)
     lib = build_library(bench, None, BuildOptions(workers=0, progress=False))  # used to raise PointerToNowhere
     assert set(lib.catalog.names) == set(catalog.names)
+    # the record literal was accepted by the tool, so the customer it created fed the next tools
+    found = {(r.provider, r.consumer, r.kind) for r in lib.relations}
+    assert ("CRM.create_customer", "CRM.move_customer", "provenance") in found
+    assert ("CRM.create_customer", "CRM.get_customer", "provenance") in found
 
 
 def test_one_unresolvable_annotation_spares_the_others() -> None:
