@@ -141,8 +141,9 @@ def _portable(tp: Any, _seen: frozenset[int] = frozenset()) -> Any:
     """The same hint in a form pydantic accepts: dict metadata wrapped, ``typing.TypedDict`` rebuilt.
 
     Rebuilding walks generic arguments (``list[Record]``, ``Optional[Record]``) and the TypedDict's own fields;
-    a TypedDict that contains itself is cut to ``Any`` at the repeat. A record nested inside a dataclass or a
-    model is out of reach of this walk (pydantic reads those fields itself) and falls back to "any".
+    a TypedDict that contains itself is cut to ``Any`` at the repeat. A ``typing.TypedDict`` used as a field of a
+    dataclass or a model is out of reach of this walk (pydantic reads those fields itself): before Python 3.12
+    the whole hint then falls back to "any", as an unknown class does.
     """
     if _is_plain_typeddict(tp):
         return _rebuilt_typeddict(tp, _seen)
