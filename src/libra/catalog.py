@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -19,6 +20,7 @@ from jsonschema.validators import validator_for
 
 from ._io import atomic_write_json
 from .errors import CatalogError
+from .schema import dereference
 
 _EMPTY_PARAMS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
 
@@ -70,7 +72,26 @@ class Tool:
         return list(self.parameters.get("required", []))
 
     def param_schema(self, name: str) -> dict[str, Any]:
-        return dict(self.parameters.get("properties", {}).get(name, {}))
+        """The schema of one parameter, self-contained: references into the tool's ``$defs`` are inlined.
+
+        Every consumer (fit checks, literal construction, retrieval text) takes a parameter's schema out of
+        ``parameters``; a ``$ref`` left in it would point nowhere once it is out (see :func:`libra.schema.dereference`).
+        """
+        return dict(self._resolved_parameters.get("properties", {}).get(name, {}))
+
+    @property
+    def response_schema(self) -> dict[str, Any] | None:
+        """The response schema with its references inlined (None when the response is opaque)."""
+        return self._resolved_response
+
+    @cached_property
+    def _resolved_parameters(self) -> dict[str, Any]:
+        # Cached per tool: tools are never mutated after construction (their schemas are checked once, here too).
+        return dereference(self.parameters)
+
+    @cached_property
+    def _resolved_response(self) -> dict[str, Any] | None:
+        return None if self.response is None else dereference(self.response)
 
     # -- serialization -----------------------------------------------------------------------------------
     def document(self) -> dict[str, Any]:

@@ -330,7 +330,7 @@ def argument_exports(tool: Tool) -> list[Export]:
 
 def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
     """Every scalar leaf of the public response schema (rule 21), or one ``$`` export for a scalar response."""
-    r = tool.response
+    r = tool.response_schema
     out: list[Export] = []
     if r is None or schema_type(r) not in ("object", "array"):
         name = _export_name([scalar_response_name(tool)], taken, "response_value")
@@ -359,7 +359,7 @@ def success_flags(tool: Tool) -> list[str]:
     belong to success. The field must be a boolean named like a status/success flag and described as true when
     the operation worked.
     """
-    r = tool.response
+    r = tool.response_schema
     if not r or schema_type(r) != "object" or is_read_tool(tool):
         return []
     flags = []

@@ -62,7 +62,7 @@ def text_document(tool: Tool) -> str:
     params = [_field(name, tool.param_schema(name)) for name in tool.param_names]
     if params:
         lines.append("Parameters: " + "; ".join(params))
-    returns = _response_fields(tool.response)
+    returns = _response_fields(tool.response_schema)
     if returns:
         lines.append("Returns: " + "; ".join(returns))
     return "\n".join(lines)

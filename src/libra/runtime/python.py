@@ -166,7 +166,7 @@ class PythonRuntime:
                 groups[tname] = short
         if docs is None:
             self.catalog = Catalog(
-                [Tool(name=d["name"], description=d["description"], parameters=d["parameters"], group=groups[d["name"]]) for d in introspected],
+                [Tool(name=d["name"], description=d["description"], parameters=d["parameters"], response=d.get("response"), group=groups[d["name"]]) for d in introspected],
                 name=name,
             )
         else:
