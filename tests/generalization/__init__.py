@@ -41,6 +41,27 @@ VALUE = ("provenance", "compatibility")
 #: The suite's catalogs, by module name under this package.
 CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather")
 
+#: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
+COVERAGE: dict[int, str] = {
+    1: "units (any valid date/timestamp works: provenance from a malformed control is excluded); contacts, files",
+    2: "contacts (search_messages: an empty result against a control that omits the query is excluded)",
+    3: "phone (switches start on: gates are found only from off -> on)",
+    4: "units (timestamps and coordinates one tool returns and another takes)",
+    5: "contacts, orders, records (searches must reveal records, not conjoin invented criteria)",
+    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo')",
+    7: "records (TypedDict/dataclass returns, sentinel default), units (NumPy docstrings); test_introspected_schemas",
+    8: "files, clock, account (uuid4, datetime.now, time.time, secrets); test_identical_calls_give_identical_results",
+    9: "phone, contacts, account, clock, records (module globals); test_module_globals_are_state",
+    10: "records (add_book takes a pydantic model: parameters with $defs)",
+    11: "account (the test account is in FIXTURES only)",
+    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts",
+    13: "files, clock, records, orders (reads and updates that echo their input are excluded as providers)",
+    14: "orders (a few-MB database); test_large_state_calls_stay_cheap, test_build_time",
+    15: "records (book_summary is annotated -> dict and returns a str)",
+    16: "orders (error string in a list, error object in a list, verified flag, 'Database error: ...' text)",
+    17: "weather (every call needs a key nobody gave the build); test_build_health",
+}
+
 RelationKey = tuple[str, str, str, "str | None", "str | None"]
 
 
