@@ -9,7 +9,7 @@ Designed relations:
 - ``sign_in`` enables ``get_profile``, ``update_email`` and ``list_invoices`` (state): they refuse until someone is
   signed in.
 - ``sign_in -> list_invoices`` (provenance, token): the invoice list takes the session token.
-- ``list_invoices -> download_invoice`` (provenance, invoice_id).
+- ``list_invoices -> download_invoice`` (invoice_id).
 """
 
 from __future__ import annotations
@@ -126,11 +126,17 @@ def download_invoice(invoice_id: str) -> dict:
 
 FIXTURES = {"username": "alice", "password": "correct-horse-battery"}
 
+# Where another existing record would serve as well (another contact's number, another order of the same customer),
+# a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
+# control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
+from . import VALUE  # noqa: E402  (the suite's declarations start here)
+
 DESIGNED = [
     ("account.sign_in", "account.get_profile", "state", None, None),
     ("account.sign_in", "account.update_email", "state", None, None),
+    # Only the current session token is accepted, so any control is refused: provenance.
     ("account.sign_in", "account.list_invoices", "provenance", "token", "token"),
-    ("account.list_invoices", "account.download_invoice", "provenance", "invoice_id", "invoice_id"),
+    ("account.list_invoices", "account.download_invoice", VALUE, "invoice_id", "invoice_id"),
 ]
 
 EXCLUDED = [

@@ -3,7 +3,7 @@
 State is module-global. Reminder ids come from :func:`uuid.uuid4`, due times from :func:`datetime.now`, timer
 starts from :func:`time.time`: the entropy and clock sources real code calls.
 
-Designed relations (provenance): ``create_reminder`` provides the ``reminder_id`` that ``get_reminder``,
+Designed relations (values): ``create_reminder`` provides the ``reminder_id`` that ``get_reminder``,
 ``snooze_reminder`` and ``delete_reminder`` need; ``start_timer`` provides the ``timer_id`` that ``stop_timer``
 needs. Reading the clock provides nothing and changes nothing.
 """
@@ -124,12 +124,16 @@ def stop_timer(timer_id: str) -> dict:
         raise KeyError(f"no running timer {timer_id!r}")
     return {"elapsed_seconds": round(time.time() - started, 3)}
 
+# Where another existing record would serve as well (another contact's number, another order of the same customer),
+# a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
+# control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
+from . import VALUE  # noqa: E402  (the suite's declarations start here)
 
 DESIGNED = [
-    ("clock.create_reminder", "clock.get_reminder", "provenance", "reminder_id", "reminder_id"),
-    ("clock.create_reminder", "clock.snooze_reminder", "provenance", "reminder_id", "reminder_id"),
-    ("clock.create_reminder", "clock.delete_reminder", "provenance", "reminder_id", "reminder_id"),
-    ("clock.start_timer", "clock.stop_timer", "provenance", "timer_id", "timer_id"),
+    ("clock.create_reminder", "clock.get_reminder", VALUE, "reminder_id", "reminder_id"),
+    ("clock.create_reminder", "clock.snooze_reminder", VALUE, "reminder_id", "reminder_id"),
+    ("clock.create_reminder", "clock.delete_reminder", VALUE, "reminder_id", "reminder_id"),
+    ("clock.start_timer", "clock.stop_timer", VALUE, "timer_id", "timer_id"),
 ]
 
 EXCLUDED = [

@@ -5,10 +5,10 @@ international form. The owner's own number is a fact about the device the operat
 
 Designed relations:
 
-- ``search_contacts -> send_message`` (provenance, phone_number): a message needs a saved contact's number; a
+- ``search_contacts -> send_message`` (phone_number): a message needs a saved contact's number; a
   different well-formed number that is not a contact is refused.
-- ``send_message -> get_message`` (provenance, message_id): only a sent message can be shown.
-- ``search_contacts -> get_contact`` (provenance, contact_id): the id of a saved contact opens it.
+- ``send_message -> get_message`` (message_id): only a sent message can be shown.
+- ``search_contacts -> get_contact`` (contact_id): the id of a saved contact opens it.
 - ``add_contact -> send_message``: a contact just added can be messaged.
 """
 
@@ -154,13 +154,18 @@ def search_messages(query: str) -> list[dict]:
 
 FIXTURES = {"owner_phone_number": OWNER_NUMBER}
 
+# Where another existing record would serve as well (another contact's number, another order of the same customer),
+# a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
+# control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
+from . import VALUE  # noqa: E402  (the suite's declarations start here)
+
 DESIGNED = [
-    ("contacts.search_contacts", "contacts.send_message", "provenance", "phone_number", "phone_number"),
-    ("contacts.search_contacts", "contacts.get_contact", "provenance", "contact_id", "contact_id"),
-    ("contacts.send_message", "contacts.get_message", "provenance", "message_id", "message_id"),
+    ("contacts.search_contacts", "contacts.send_message", VALUE, "phone_number", "phone_number"),
+    ("contacts.search_contacts", "contacts.get_contact", VALUE, "contact_id", "contact_id"),
+    ("contacts.send_message", "contacts.get_message", VALUE, "message_id", "message_id"),
     # A contact just added can be messaged: either its number is offered (provenance) or the same call that was
     # refused before succeeds after it (state); both are the designed dependency.
-    ("contacts.add_contact", "contacts.send_message", ("provenance", "state"), None, None),
+    ("contacts.add_contact", "contacts.send_message", ("provenance", "compatibility", "state"), None, None),
 ]
 
 EXCLUDED = [

@@ -7,11 +7,11 @@ a list holding an error object, a ``{"verified": False}`` flag, a ``"Database er
 
 Designed relations:
 
-- ``find_customers -> verify_customer``: the customer's id and zip code (provenance: a well-formed id or zip of
+- ``find_customers -> verify_customer``: the customer's id and zip code (a well-formed id or zip of
   someone else is refused).
 - ``verify_customer`` enables ``list_orders``, ``place_order`` and ``cancel_order`` (state).
-- ``list_orders -> get_order`` and ``list_orders -> cancel_order``: an order id (provenance).
-- ``place_order -> get_order`` and ``place_order -> cancel_order``: the new order's id (provenance).
+- ``list_orders -> get_order`` and ``list_orders -> cancel_order``: an order id.
+- ``place_order -> get_order`` and ``place_order -> cancel_order``: the new order's id.
 """
 
 from __future__ import annotations
@@ -207,16 +207,21 @@ class OrderDesk:
 
 CLASSES = [OrderDesk]
 
+# Where another existing record would serve as well (another contact's number, another order of the same customer),
+# a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
+# control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
+from . import VALUE  # noqa: E402  (the suite's declarations start here)
+
 DESIGNED = [
-    ("OrderDesk.find_customers", "OrderDesk.verify_customer", "provenance", "customer_id", "customer_id"),
-    ("OrderDesk.find_customers", "OrderDesk.verify_customer", "provenance", "zip_code", "zip_code"),
+    ("OrderDesk.find_customers", "OrderDesk.verify_customer", VALUE, "customer_id", "customer_id"),
+    ("OrderDesk.find_customers", "OrderDesk.verify_customer", VALUE, "zip_code", "zip_code"),
     ("OrderDesk.verify_customer", "OrderDesk.list_orders", "state", None, None),
     ("OrderDesk.verify_customer", "OrderDesk.place_order", "state", None, None),
     ("OrderDesk.verify_customer", "OrderDesk.cancel_order", "state", None, None),
-    ("OrderDesk.list_orders", "OrderDesk.get_order", "provenance", "order_id", "order_id"),
-    ("OrderDesk.list_orders", "OrderDesk.cancel_order", "provenance", "order_id", "order_id"),
-    ("OrderDesk.place_order", "OrderDesk.get_order", "provenance", "order_id", "order_id"),
-    ("OrderDesk.place_order", "OrderDesk.cancel_order", "provenance", "order_id", "order_id"),
+    ("OrderDesk.list_orders", "OrderDesk.get_order", VALUE, "order_id", "order_id"),
+    ("OrderDesk.list_orders", "OrderDesk.cancel_order", VALUE, "order_id", "order_id"),
+    ("OrderDesk.place_order", "OrderDesk.get_order", VALUE, "order_id", "order_id"),
+    ("OrderDesk.place_order", "OrderDesk.cancel_order", VALUE, "order_id", "order_id"),
 ]
 
 EXCLUDED = [
