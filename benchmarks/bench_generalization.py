@@ -14,7 +14,7 @@ from _common import ROOT, save
 
 sys.path.insert(0, str(ROOT))
 
-from tests import generalization as gen  # noqa: E402
+from tests import generalization as gen
 
 
 def main(argv: list[str]) -> None:

@@ -264,7 +264,7 @@ def test_large_state_calls_stay_cheap():
         n = 0
         for city in ("Lyon", "Austin", "Leeds", "Porto", "Kyoto", "Dublin"):
             for tool, args in (("OrderDesk.find_customers", {"city": city}), ("OrderDesk.list_orders", {"customer_id": "C100001"})):
-                record, state = rt.invoke(state, tool, args)
+                _, state = rt.invoke(state, tool, args)
                 n += 1
         per_call_ms = 1000 * (time.perf_counter() - t0) / n
         assert per_call_ms < 40, f"{per_call_ms:.0f} ms per call"

@@ -30,7 +30,8 @@ import re
 import time
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog

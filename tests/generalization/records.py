@@ -167,7 +167,7 @@ def book_summary(book_id: str) -> dict:
 # Where another existing record would serve as well (another contact's number, another order of the same customer),
 # a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
 # control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
-from . import VALUE  # noqa: E402  (the suite's declarations start here)
+from . import VALUE  # the suite's declarations start here
 
 DESIGNED = [
     ("records.find_books", "records.lend_book", VALUE, "book_id", "book_id"),

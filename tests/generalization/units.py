@@ -169,7 +169,7 @@ def distance_between(lat1: float, lon1: float, lat2: float, lon2: float) -> dict
 # Where another existing record would serve as well (another contact's number, another order of the same customer),
 # a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
 # control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.
-from . import VALUE  # noqa: E402  (the suite's declarations start here)
+from . import VALUE  # the suite's declarations start here
 
 DESIGNED = [
     ("units.date_to_timestamp", "units.timestamp_to_date", "compatibility", "timestamp", "timestamp"),
