@@ -28,9 +28,9 @@ import functools
 import importlib
 import re
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
-from collections.abc import Iterable
 from typing import Any
 
 from libra.benchmarks.base import Benchmark
