@@ -68,6 +68,17 @@ def main() -> None:
         for f in b.get("expected_relations", []):
             lines.append(f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} ({', '.join(f['found_kinds']) or 'none'})")
         lines.append("")
+    gen = _load("generalization")
+    if gen:
+        lines += ["## Generalization suite: catalogs nobody tuned for", "",
+                  "Small catalogs written for this purpose (`tests/generalization/`), built with the defaults and no hints. "
+                  "Designed: relations their author designed; found: of those, how many the build kept; excluded hit: relations "
+                  "the catalog says must not exist that the build kept anyway.", "",
+                  "| catalog | designed | found | excluded hit | relations | build s | health warning |", "|---|---|---|---|---|---|---|"]
+        for name, r in gen["catalogs"].items():
+            warning = ((r.get("health") or {}).get("warning") or "").replace("|", "/") or "–"
+            lines.append(f"| {name} | {r['designed']} | {r['found']} | {r['excluded_hit']} | {r['relations_total']} | {r['build_s']:.2f} | {warning} |")
+        lines.append("")
     libs = _load("library")
     if libs:
         lines += ["## Library files: size and load time", "", "Loading is paid once by every `libra eval --method libra` and `libra retrieve` before the first query.", "",
