@@ -122,14 +122,11 @@ class Node:
     creator: int = -1  # the call (in the call log) that led here from the parent
     by_key: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (provider, export) -> value ids
     known: set[str] = field(default_factory=set)  # JSON of the values produced here
-    produced: set[str] = field(default_factory=set)  # JSON of the values tools (not fixtures) produced here
 
     def add(self, pv: "PoolValue") -> None:
         self.values.append(pv.id)
         self.by_key.setdefault((pv.tool, pv.export), []).append(pv.id)
         self.known.add(json.dumps(pv.value, sort_keys=True))
-        if pv.tool != FIXTURE:
-            self.produced.add(json.dumps(pv.value, sort_keys=True))
         self.known.add(json.dumps([pv.tool, pv.export, pv.value], sort_keys=True))
 
 
@@ -149,6 +146,7 @@ class CallInfo:
     tool: str
     args: dict[str, Any]
     record: dict[str, Any]
+    suppliers: tuple[int, ...] = ()  # the calls (in the call log) that produced the values it used
 
 
 @dataclass
@@ -306,6 +304,7 @@ class Engine:
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
+        self._shown_cache: dict[int, frozenset[str]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
         self.values: list[PoolValue] = []
@@ -709,7 +708,7 @@ class Engine:
         offers they make (lines 24-25), and the before/after sweep of its state change (lines 26-32)."""
         node = self.nodes[item.node]
         call_id = len(self.calls)
-        self.calls.append(CallInfo(item.node, item.tool, args, rec))
+        self.calls.append(CallInfo(item.node, item.tool, args, rec, tuple(sorted({self.values[v].call for v in used.values() if self.values[v].call >= 0}))))
         # Every success reached after a state change is also a state test for free: the same call from the parent
         # state (memoised, usually already run) tells whether the change that created this state enabled it.
         if node.parent is not None and node.creator >= 0:
@@ -719,7 +718,9 @@ class Engine:
         self._plan_controls(item, args, used, rec, wave)
         changed = new_state.fingerprint != node.state.fingerprint
         if changed:
-            if node.depth >= self.config.max_depth:
+            # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
+            # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
+            if node.depth >= self.config.max_depth or item.number_offer:
                 return
             target = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
             self.nodes.append(target)
@@ -768,23 +769,24 @@ class Engine:
 
         A value is credited to the call that last put it into the state. A call that changes the state becomes a
         producer of every value it exports (arguments included: it may have just created the record named by a
-        value it was given). A call that changes nothing produces nothing it was given, and, when it used values
-        earlier calls produced, nothing already known on its path: a read that hands back one of its inputs, or a
-        no-op action fed an order id that repeats the order ids an earlier call revealed, has produced nothing,
-        and crediting it would let a consumer "depend" on whichever call repeated the value last. A call fed
-        nothing from the path is an independent source of what it reveals (two listings of the same tokens are
-        two ways a caller can learn them). Fixtures do not count as known here: a tool that reveals a sandbox
-        fact is what a caller who does not know the fact would use.
+        value it was given). A call that changes nothing produces none of what its path already knew: what it
+        was given, and what the calls that supplied its inputs, and their suppliers in turn, showed (arguments,
+        output and state changes). A read that hands back one of its inputs, or a no-op action fed one order id
+        that repeats the order ids of the listing it descends from, has produced nothing, and crediting it would
+        let a consumer "depend" on whichever call repeated the value last. A call that turns what it was fed into
+        something no supplier showed (a user name into a user id) is a source of it, and so is a call fed
+        nothing: two listings of the same tokens are two ways a caller learns them. Fixtures are no calls: a
+        tool that reveals a sandbox fact is what a caller who does not know the fact would use.
         """
         cfg = self.config
         contract = self.contracts[item.tool]
         lineage_known = [n.known for n in self._lineage(node.id)]
-        produced_on_path = [n.produced for n in self._lineage(node.id)]
         target_lineage = self._lineage(target.id)
         # what the call was given: a read that hands one of its inputs back has produced nothing new
         given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
-        # ...and one fed by the path (it used values earlier calls produced) only hands back what the path knew
-        fed = any(self.values[v].tool != FIXTURE for v in used.values())
+        # ...nor what the calls that supplied its inputs already showed (their arguments and output)
+        for vid in used.values():
+            given |= self._shown(self.values[vid].call)
         per_export: dict[str, int] = {}
         origin = cfg.credit == "origin"
         fresh: list[PoolValue] = []
@@ -806,7 +808,7 @@ class Engine:
                 continue
             per_export[ex.name] = per_export.get(ex.name, 0) + 1
             vjson = json.dumps(ex.value, sort_keys=True)
-            if origin and not changed and (vjson in given or (fed and any(vjson in p for p in produced_on_path))):
+            if origin and not changed and vjson in given:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                 continue  # a value it was given and did not write into the state: still the original's
@@ -817,6 +819,30 @@ class Engine:
             fresh.append(pv)
         return fresh
 
+    def _shown(self, call_id: int) -> frozenset[str]:
+        """JSON of every scalar a logged call or its suppliers (transitively) were given or showed (arguments,
+        output, state changes); cached per call."""
+        if call_id < 0:
+            return frozenset()  # a fixture: no call supplied it
+        # suppliers first, without recursion (a chain of offers can be long; after a resume nothing is cached)
+        stack = [call_id]
+        while stack:
+            c = stack[-1]
+            if c in self._shown_cache:
+                stack.pop()
+                continue
+            missing = [s for s in self.calls[c].suppliers if s not in self._shown_cache]
+            if missing:
+                stack.extend(missing)
+                continue
+            info = self.calls[c]
+            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, info.record.get("output"), info.record.get("state_changes")])}
+            for s in info.suppliers:
+                own |= self._shown_cache[s]
+            self._shown_cache[c] = frozenset(own)
+            stack.pop()
+        return self._shown_cache[call_id]
+
     def _offers(self, fresh: list[PoolValue], target: Node) -> list[Item]:
         """Work items offering each new value to the inputs it is a candidate for (Algorithm 1, line 25).
 
@@ -824,9 +850,9 @@ class Engine:
         with a literal: a timestamp or a coordinate one tool returns and another takes is a candidate like an id
         is, and a literal number is no less replaceable than an observation (its control is the template's own
         literal). Other literals (flags, closed sets, free text) are the caller's choice and are not offered.
-        Number offers queue behind the others, on their own budget (``BuildConfig.number_offers_per_tool``), and
-        are never state tests; a value equal to the template's literal is no offer (the call would be the
-        template's own).
+        Number offers queue behind the others, on their own budget (``BuildConfig.number_offers_per_tool``), are
+        never state tests and explore no state (see :meth:`_on_success`); a value equal to the template's literal
+        is no offer (the call would be the template's own).
         """
         cfg = self.config
         items: list[Item] = []
