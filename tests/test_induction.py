@@ -471,3 +471,15 @@ def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
     assert "3 of 4 tools never succeeded" in capsys.readouterr().err
     healthy = _build(Orders).stats["health"]
     assert healthy["warning"] is None and healthy["tools_never_succeeded"] == []
+
+
+def test_health_summary_by_hand() -> None:
+    from libra.induction.health import health_summary, top_messages
+
+    h = health_summary(["a", "b", "c", "d"], ["a", "b"], 6, 4, 1, ["x"] * 3 + ["y" * 200] * 2 + [None, "z"], 5)
+    assert h["tools_never_succeeded"] == ["c", "d"] and h["warning"] is None  # exactly half is not more than half
+    assert h["top_rejections"] == [["x", 3], ["y" * 120, 2], ["z", 1]]
+    h = health_summary(["a", "b", "c"], ["a"], 6, 1, 0, [], 5)
+    assert h["warning"].startswith("2 of 3 tools never succeeded:")
+    assert health_summary(["a"], ["a"], 1, 1, 0, [], 0)["warning"].startswith("the library has 0 relations")
+    assert top_messages(["m"] * 9, n=1) == [["m", 9]]

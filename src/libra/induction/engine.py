@@ -753,7 +753,8 @@ class Engine:
             template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
             if template_literal is not _NO_LITERAL and template_literal == args[param]:
                 continue  # the value on offer is the template's own literal: the provider changed nothing
-            control = self.control_value(tool, param, args[param], self._control_alternatives(item.tool, param, pv, lineage), template_literal)
+            alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
+            control = self.control_value(tool, param, args[param], alternatives, template_literal)
             if control is None:
                 self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
                 continue
