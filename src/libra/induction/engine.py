@@ -6,11 +6,15 @@ candidate for (:mod:`.candidates`), which enqueues new items. Every success that
 counterfactual control; every state-changing success gets a before/after sweep:
 
 - **input provenance** (E_prov): the consumer succeeds with the provider's value and fails when that input is
-  replaced by an independently constructed literal (or omitted, when optional), from the same saved state;
-- **compatibility** (E_comp): both succeed, and the output and input field names are aligned:
+  replaced by a valid, different value (or omitted, when optional), from the same saved state;
+- **compatibility** (E_comp): both succeed, differently, and the output and input field names are aligned:
   cos(h_f(f_out), h_f(f_in)) > tau;
 - **state dependency** (E_state): a consumer call with identical arguments fails before the provider's call and
   succeeds after it.
+
+The verdicts are pure functions of the records (:mod:`.judges`); this module plans and runs the calls. A wave
+(:meth:`Engine.step`) has named phases: select and bind work items, execute them, plan what each success asks for
+(controls, pool values, offers, sweeps), run the controls and state tests, and record what the judges keep.
 
 States are immutable values, so a control runs from exactly the state the consumer saw. Outputs of state-changing
 calls create child states that later items run from, which is how multi-hop compositions (create an account ->
