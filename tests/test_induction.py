@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 import pytest
 
@@ -233,3 +235,251 @@ def test_a_tool_revealing_a_sandbox_fact_is_credited_before_the_fact() -> None:
         lib = build_library(PortalBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
         edges = _edges(lib)
         assert ("Portal.show_profile", "Portal.login", "provenance", "email", "username") in edges, (seed, sorted(edges))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 18's engine defects, each on a small catalog whose build fails on the old engine
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def _build(*classes: type, fixtures: dict | None = None, **cfg) -> Library:
+    class Bench(ClassesBenchmark):
+        def fixtures(self) -> dict:
+            return dict(fixtures or {})
+
+    return build_library(Bench(*classes), None, BuildOptions(workers=0, progress=False, config=BuildConfig(**cfg)))
+
+
+class Dialer:
+    """Calls any well-formed number; the code refuses malformed ones, as a phone service does."""
+
+    def list_contacts(self) -> dict:
+        """List the saved contacts."""
+        return {"contacts": [{"name": "Ana", "phone_number": "+15550100"}, {"name": "Bo", "phone_number": "+15550199"}]}
+
+    def list_pagers(self) -> dict:
+        """List the registered pagers."""
+        return {"pagers": [{"pager_code": "P1234"}]}
+
+    def dial(self, phone_number: Annotated[str, {"pattern": r"^\+[0-9]{6,15}$"}]) -> dict:
+        """Dial a phone number.
+
+        Args:
+            phone_number: The phone number of an existing contact.
+        """
+        if not re.fullmatch(r"\+[0-9]{6,15}", phone_number):
+            raise ValueError("malformed phone number")
+        return {"dialed": phone_number}
+
+    def page(self, pager_code: Annotated[str, {"pattern": r"^P[0-9]{4}$"}]) -> dict:
+        """Page a registered pager.
+
+        Args:
+            pager_code: The code of an existing pager.
+        """
+        if not re.fullmatch(r"P[0-9]{4}", pager_code):
+            raise ValueError("malformed pager code")
+        return {"paged": pager_code}
+
+
+def test_defect_1_controls_are_valid_values_of_the_input() -> None:
+    # dial accepts any well-formed number, so the contact's number is not necessary: the old control
+    # "+15550100_other" broke the declared pattern and "proved" provenance. The control is now the other listed
+    # number. A pager code has no valid control (one pager, and no constructed value fits the pattern): the test
+    # is inconclusive and counted, never judged on a malformed value.
+    lib = _build(Dialer)
+    e = _edges(lib)
+    assert not any(r[:3] == ("Dialer.list_contacts", "Dialer.dial", "provenance") for r in e), sorted(e)
+    assert not any(r[:3] == ("Dialer.list_pagers", "Dialer.page", "provenance") for r in e), sorted(e)
+    assert lib.stats["engine"]["inconclusive_tests"] > 0
+
+
+class Inbox:
+    """Contacts exist, but nobody has written yet: every search finds nothing."""
+
+    def list_contacts(self) -> dict:
+        """List the saved contacts."""
+        return {"contacts": [{"contact_name": "Ana"}]}
+
+    def messages_with(self, contact_name: str) -> dict:
+        """Messages exchanged with a contact.
+
+        Args:
+            contact_name: The name of an existing contact.
+        """
+        return {"messages": []}
+
+    def search_messages(self, sender_name: str | None = None, subject: str | None = None) -> dict:
+        """Search messages by the name of an existing contact who sent them, or by subject.
+
+        Args:
+            sender_name: The name of an existing contact who sent the message.
+            subject: Words of the subject.
+        """
+        if sender_name is None and subject is None:
+            raise ValueError("give at least one criterion")
+        return {"results": []}
+
+
+def test_defect_2_empty_successes_are_no_evidence() -> None:
+    # messages_with returns [] for any name (compatibility with [] on both sides), search_messages returns [] for
+    # any sender and refuses a search without criteria (provenance whose value run found nothing)
+    e = _edges(_build(Inbox))
+    assert not any(r[0] == "Inbox.list_contacts" and r[1] in ("Inbox.messages_with", "Inbox.search_messages") for r in e), sorted(e)
+
+
+class Snapshots:
+    """Snapshots named by the time they were taken: a number one tool returns and another takes."""
+
+    def __init__(self) -> None:
+        self.taken: list[float] = []
+
+    def take_snapshot(self) -> dict:
+        """Take a snapshot of the disk."""
+        t = 1_700_000_000.0 + 60 * len(self.taken)
+        self.taken.append(t)
+        return {"snapshot_time": t}
+
+    def restore(self, snapshot_time: float) -> dict:
+        """Restore the disk to a snapshot.
+
+        Args:
+            snapshot_time: When the snapshot was taken, in seconds since the epoch.
+        """
+        if snapshot_time not in self.taken:
+            raise ValueError("no snapshot at that time")
+        return {"restored": snapshot_time}
+
+
+def test_defect_4_numeric_candidates_are_tested() -> None:
+    # restore's number is a literal to the proposer; it is still a candidate (Table 5) and now receives the time
+    # take_snapshot returned, against the template's own literal as control
+    lib = _build(Snapshots)
+    assert any((c.provider, c.consumer) == ("Snapshots.take_snapshot", "Snapshots.restore") for c in lib.candidates)
+    assert ("Snapshots.take_snapshot", "Snapshots.restore", "provenance", "snapshot_time", "snapshot_time") in _edges(lib)
+
+
+class Orders:
+    """A read fed an order id hands back the ids of its sibling orders, which the listing already revealed."""
+
+    IDS = ["ord-1", "ord-2", "ord-3"]
+
+    def __init__(self) -> None:
+        self.cancelled: list[str] = []
+
+    def list_orders(self) -> dict:
+        """List the account's orders."""
+        return {"orders": [{"order_id": i} for i in self.IDS]}
+
+    def order_summary(self, order_id: str) -> dict:
+        """Summarise an order and name the account's other orders.
+
+        Args:
+            order_id: The id of an existing order.
+        """
+        if order_id not in self.IDS:
+            raise KeyError("no such order")
+        return {"order_id": order_id, "other_order_ids": [i for i in self.IDS if i != order_id]}
+
+    def cancel_order(self, order_id: str) -> dict:
+        """Cancel an order.
+
+        Args:
+            order_id: The id of an existing order.
+        """
+        if order_id not in self.IDS or order_id in self.cancelled:
+            raise KeyError("no such open order")
+        self.cancelled.append(order_id)
+        return {"cancelled": order_id}
+
+
+def test_defect_13_a_call_that_changed_nothing_gets_no_echo_credit() -> None:
+    for seed in (0, 1, 2):
+        e = _edges(_build(Orders, seed=seed))
+        assert ("Orders.list_orders", "Orders.cancel_order", "provenance", "order_id", "order_id") in e, (seed, sorted(e))
+        assert not any(r[0] == "Orders.order_summary" and r[1] == "Orders.cancel_order" for r in e), (seed, sorted(e))
+
+
+class Helpdesk:
+    """Customers are found by phone number; the sandbox's own customer number is a fixture."""
+
+    def search_customers(self, phone_number: str) -> str:
+        """Search customers; the id of the customer found, or an empty string.
+
+        Args:
+            phone_number: The phone number to search for.
+        """
+        return "cust-7" if phone_number == "+15550142" else ""
+
+    def close_account(self, customer_id: str) -> dict:
+        """Close a customer's account.
+
+        Args:
+            customer_id: The id of an existing customer.
+        """
+        if customer_id != "cust-7":
+            raise KeyError("no such customer")
+        return {"closed": customer_id}
+
+
+def test_defect_11_fixtures_fill_literal_inputs_they_fit() -> None:
+    # the proposer invents a phone number for the search criterion, which finds nobody; the sandbox's own number
+    # fits the input by name and replaces it, so the customer id is found and its consumer tested
+    e = _edges(_build(Helpdesk, fixtures={"phone_number": "+15550142"}))
+    assert any(r[:3] == ("Helpdesk.search_customers", "Helpdesk.close_account", "provenance") for r in e), sorted(e)
+
+
+class Broken:
+    """A catalog where most tools never succeed."""
+
+    def status(self) -> dict:
+        """Report the service status."""
+        return {"status": "up"}
+
+    def first(self, ticket_id: str) -> dict:
+        """Open a ticket.
+
+        Args:
+            ticket_id: The id of an existing ticket.
+        """
+        raise RuntimeError("backend unavailable")
+
+    def second(self, ticket_id: str) -> dict:
+        """Close a ticket.
+
+        Args:
+            ticket_id: The id of an existing ticket.
+        """
+        raise RuntimeError("backend unavailable")
+
+    def third(self, note: str) -> dict:
+        """Write a note.
+
+        Args:
+            note: The note.
+        """
+        raise RuntimeError("disk full")
+
+
+def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
+    lib = _build(Broken)
+    h = lib.stats["health"]
+    assert set(h) == {"tools", "tools_never_succeeded", "templates", "templates_matched", "inconclusive_tests", "top_rejections", "warning"}
+    assert h["tools"] == 4 and h["tools_never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
+    assert h["top_rejections"][0][0].endswith("backend unavailable") and h["top_rejections"][0][1] >= 2
+    assert "3 of 4 tools never succeeded" in h["warning"] and "0 relations" in h["warning"]
+    assert "3 of 4 tools never succeeded" in capsys.readouterr().err
+    healthy = _build(Orders).stats["health"]
+    assert healthy["warning"] is None and healthy["tools_never_succeeded"] == []
+
+
+def test_health_summary_by_hand() -> None:
+    from libra.induction.health import health_summary, top_messages
+
+    h = health_summary(["a", "b", "c", "d"], ["a", "b"], 6, 4, 1, ["x"] * 3 + ["y" * 200] * 2 + [None, "z"], 5)
+    assert h["tools_never_succeeded"] == ["c", "d"] and h["warning"] is None  # exactly half is not more than half
+    assert h["top_rejections"] == [["x", 3], ["y" * 120, 2], ["z", 1]]
+    h = health_summary(["a", "b", "c"], ["a"], 6, 1, 0, [], 5)
+    assert h["warning"].startswith("2 of 3 tools never succeeded:")
+    assert health_summary(["a"], ["a"], 1, 1, 0, [], 0)["warning"].startswith("the library has 0 relations")
+    assert top_messages(["m"] * 9, n=1) == [["m", 9]]

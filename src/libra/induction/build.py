@@ -23,6 +23,7 @@ from ..contracts.check import Proposer, check_contracts, get_proposer
 from ..library import FORMAT_VERSION, Candidate, Library
 from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
 from ..retrieval.fields import FieldEncoder
+from .health import health_summary, rejection_messages, warn
 from .candidates import candidate_compositions
 from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
 
@@ -265,6 +266,17 @@ def build_library(
             "resumed": resumed,
             "workers": default_workers() if opts.workers is None else opts.workers,
         }
+        runnable = [t.name for t in catalog if t.executable]
+        succeeded = {c.tool for c in engine.calls} | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
+        stats["health"] = health_summary(
+            runnable,
+            succeeded,
+            summary.templates,
+            summary.matched,
+            engine.counters.get("inconclusive_tests", 0),
+            rejection_messages(engine, summary),
+            len(relations),
+        )
         if hasattr(proposer, "stats"):
             pstats = getattr(proposer, "stats")
             stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)
@@ -281,6 +293,8 @@ def build_library(
             library.save(out_path)
             if ckpt and ckpt.exists():
                 ckpt.unlink()
+        if stats["health"]["warning"]:
+            warn(stats["health"]["warning"], opts.progress)
         return library
     finally:
         runtime.close()

@@ -6,11 +6,15 @@ candidate for (:mod:`.candidates`), which enqueues new items. Every success that
 counterfactual control; every state-changing success gets a before/after sweep:
 
 - **input provenance** (E_prov): the consumer succeeds with the provider's value and fails when that input is
-  replaced by an independently constructed literal (or omitted, when optional), from the same saved state;
-- **compatibility** (E_comp): both succeed, and the output and input field names are aligned:
+  replaced by a valid, different value (or omitted, when optional), from the same saved state;
+- **compatibility** (E_comp): both succeed, differently, and the output and input field names are aligned:
   cos(h_f(f_out), h_f(f_in)) > tau;
 - **state dependency** (E_state): a consumer call with identical arguments fails before the provider's call and
   succeeds after it.
+
+The verdicts are pure functions of the records (:mod:`.judges`); this module plans and runs the calls. A wave
+(:meth:`Engine.step`) has named phases: select and bind work items, execute them, plan what each success asks for
+(controls, pool values, offers, sweeps), run the controls and state tests, and record what the judges keep.
 
 States are immutable values, so a control runs from exactly the state the consumer saw. Outputs of state-changing
 calls create child states that later items run from, which is how multi-hop compositions (create an account ->
@@ -49,13 +53,15 @@ from .._io import atomic_open
 from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
 from ..contracts.offline import literal_for, schema_type, sentinel_for
+from ..schema import words
 from ..contracts.outcome import classify, extract
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
+from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 12  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 13  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -79,6 +85,10 @@ class BuildConfig:
     offers_per_pair: int = 8  # values offered per (provider field, consumer input) before the pair is left alone
     state_offers_per_pair: int = 4  # offers beyond that per (state creator, consumer input), as state tests only
     values_per_export: int = 3  # values one call contributes per export (list elements beyond are alike)
+    # Offers to numbers the template fills with a literal, per consumer tool: numbers are everywhere (prices,
+    # temperatures, counts) and most numeric inputs take any of them, so these tests queue behind the other
+    # offers and have their own budget instead of spending the consumer's budget of id and name offers.
+    number_offers_per_tool: int = 40
     fill_alignment: float = 0.5  # name similarity an incidental fill needs (candidate tests themselves need none)
     # Who provides a value: "export" credits every successful call that exports it, arguments included (the
     # paper's Algorithm 1, line 24); "origin" credits only the call that put it into the state, so a read that
@@ -131,6 +141,7 @@ class Item:
     template: int
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
     state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
+    number_offer: bool = False  # a value offered to a number the template fills with a literal (see ``_offers``)
 
 
 @dataclass
@@ -139,6 +150,79 @@ class CallInfo:
     tool: str
     args: dict[str, Any]
     record: dict[str, Any]
+    suppliers: tuple[int, ...] = ()  # the calls (in the call log) that produced the values it used
+
+
+@dataclass
+class ValueTest:
+    """A counterfactual control planned for one success: the consumer call, the value it used, the control."""
+
+    pair: tuple[str, str, str, str]  # (provider, export, consumer, input)
+    use: CallInfo
+    vid: int
+    control_args: dict[str, Any]
+
+
+@dataclass
+class SweepTest:
+    """The before/after test of one consumer call around a provider's state change."""
+
+    call_id: int  # the provider call
+    before_node: int
+    consumer: str
+    args: dict[str, Any]
+
+
+@dataclass
+class Wave:
+    """What one wave's successes ask for: tests to run and work items to enqueue."""
+
+    controls: list[ValueTest] = field(default_factory=list)
+    parent_tests: list[tuple[int, CallInfo]] = field(default_factory=list)  # (creator call, success after it)
+    sweeps: list[SweepTest] = field(default_factory=list)
+    new_items: list[Item] = field(default_factory=list)
+
+
+_NO_LITERAL = object()  # the template gives the input no literal
+
+
+def _offerable_literal(schema: dict[str, Any]) -> bool:
+    """Whether a literal input is still offered values: numbers without a closed set of values.
+
+    A number one tool returns and another takes (a timestamp, a coordinate, an amount) is a candidate composition
+    like an id; a flag or an enumerated choice is the caller's to make, and text is too free to be replaced.
+    """
+    return schema_type(schema) in ("integer", "number") and "enum" not in schema and "const" not in schema
+
+
+def control_choices(param: str, schema: dict[str, Any], observed: Any, alternatives: Sequence[Any] = (), template_literal: Any = _NO_LITERAL) -> list[Any]:
+    """Candidate replacements for a required input's value, best first; the engine takes the first that fits the
+    input's schema (formats and patterns included) and differs from the observed value.
+
+    A control must be a *valid, different* value, or its failure proves only that it was malformed (an
+    ``observed + "_other"`` phone number). For an input the template fills with a literal (a number on offer),
+    the control is that literal, or another ordinary literal of the proposer: what the call does without the
+    provider. For an observed input, in order: a neutral placeholder for strings that must refer to something (a
+    plausible guess could name an existing record), the proposer's ordinary literals, a sentinel, and last
+    other observed values of the same kind (valid in form because the sandbox produced them). The observed
+    values come last because they are real records: a consumer that accepts any existing file or user succeeds
+    with another one too, which tests whether *some* record works, not whether this provider's value was needed
+    (Algorithm 1, line 17: a test value not produced by t_p); they replace the malformed guess where nothing
+    constructed is valid.
+    """
+    out: list[Any] = []
+    desc = schema.get("description", "")
+    if template_literal is not _NO_LITERAL:
+        out.append(template_literal)
+        out.extend(literal_for(param, schema, desc, option=o) for o in range(3))
+        return [c for c in out if c is not None and c != observed]
+    if schema_type(schema) in (None, "string") and "enum" not in schema:
+        out.append("libra_control_value")
+        out.append(sentinel_for(schema))
+    out.extend(literal_for(param, schema, desc, option=o) for o in range(3))
+    out.append(sentinel_for(schema))
+    out.extend(alternatives)
+    return [c for c in out if c is not None and c != observed]
 
 
 def _key(state: State, tool: str, args: dict[str, Any]) -> tuple[str, str, str]:
@@ -223,6 +307,8 @@ class Engine:
             self.by_consumer.setdefault((c.consumer, c.consumer_input), set()).add((c.provider, c.provider_field))
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
+        self._literal_fit_cache: dict[tuple[str, str], bool] = {}
+        self._shown_cache: dict[int, frozenset[str]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
         self.values: list[PoolValue] = []
@@ -244,6 +330,7 @@ class Engine:
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self.per_tool: dict[str, int] = {}
         self.per_tool_probes: dict[str, int] = {}
+        self.per_tool_numbers: dict[str, int] = {}
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.pair_offers: dict[tuple[str, str, str, str], int] = {}
@@ -257,6 +344,7 @@ class Engine:
             "state_tests": 0,
             "skipped_implied": 0,
             "skipped_unfit": 0,
+            "inconclusive_tests": 0,
             "waves": 0,
         }
         self.started = False
@@ -339,16 +427,26 @@ class Engine:
         args: dict[str, Any] = {}
         used: dict[str, int] = {}
         for param, arg in tmpl.arguments.items():
+            if param in fixed and arg.kind in ("observation", "literal"):
+                # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
+                pv = self.values[fixed[param]]
+                val = self._fits(tool, param, pv.value)
+                if val is None:
+                    return None
+                args[param], used[param] = val, pv.id
+                continue
             if arg.kind == "literal":
                 args[param] = arg.value
+                if self._known_fits(item.tool, param):
+                    # A literal input that a sandbox fact fits by name or description ("phone_number: The phone
+                    # number to search for." beside the sandbox's own phone number) takes the best known value
+                    # instead of an invented one: a search for an invented number finds nothing.
+                    if lineage is None:
+                        lineage = self._lineage(item.node)
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call)
+                    if best is not None:
+                        args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
-                if param in fixed:
-                    pv = self.values[fixed[param]]
-                    val = self._fits(tool, param, pv.value)
-                    if val is None:
-                        return None
-                    args[param], used[param] = val, pv.id
-                    continue
                 if lineage is None:
                     lineage = self._lineage(item.node)
                 best = self._best_value(item.tool, tool, param, lineage, prefer_call)
@@ -363,6 +461,22 @@ class Engine:
                     continue
                 args[param], used[param] = best[2], best[1].id
         return args, used
+
+    def _known_fits(self, consumer: str, param: str) -> bool:
+        """Whether a literal input is one a sandbox fact fits (the name/description rule of :meth:`_ranked_keys`).
+
+        Closed sets, flags and numbers keep their literal (any of their values is legitimate), and so does a value
+        the call chooses anew (``new_password``, "the name of the new folder"): filling it with a known value
+        would make a creation collide with the record it names.
+        """
+        key = (consumer, param)
+        hit = self._literal_fit_cache.get(key)
+        if hit is None:
+            schema = self.catalog[consumer].param_schema(param)
+            new = "new" in words(param) or "new" in words(str(schema.get("description", "")))
+            free = schema_type(schema) in (None, "string") and "enum" not in schema and "const" not in schema
+            hit = self._literal_fit_cache[key] = bool(self.fixtures) and free and not new and any(k[0] == FIXTURE for _s, k in self._ranked_keys(consumer, param))
+        return hit
 
     def _same_group_key(self, key: tuple[str, str], tool: Tool) -> bool:
         """A value from the consumer's own group (or the sandbox) is the likelier fit among equally named ones:
@@ -445,30 +559,39 @@ class Engine:
                     break
         return best
 
-    def control_value(self, tool: Tool, param: str, observed: Any) -> tuple[bool, Any]:
-        """An independently constructed replacement for ``param``: (omit?, literal)."""
+    def control_value(self, tool: Tool, param: str, observed: Any, alternatives: Sequence[Any] = (), template_literal: Any = _NO_LITERAL) -> tuple[bool, Any] | None:
+        """An independently constructed replacement for ``param``: (omit?, literal), or None when no valid,
+        different value exists (the test is then inconclusive, never judged on a malformed control).
+
+        An optional input is omitted (the paper's control). A required one takes the first of
+        :func:`control_choices` that validates against the input's JSON Schema, declared formats and patterns
+        included.
+        """
         if param not in tool.required:
             return True, None
-        schema = tool.param_schema(param)
-        # A string that must refer to something (a name, a token, an encoded structure) gets a neutral
-        # placeholder: a plausible-looking guess could name an existing record or be a valid structure by luck.
-        # Numbers and closed sets get the proposer's ordinary literal, since any value of those is legitimate.
-        if schema_type(schema) in (None, "string") and "enum" not in schema:
-            for lit in ("libra_control_value", sentinel_for(schema)):
-                if lit is not None and lit != observed and self._fits(tool, param, lit) is not None:
-                    return False, lit
-        for option in range(3):
-            lit = literal_for(param, schema, schema.get("description", ""), option=option)
-            if lit != observed and self._fits(tool, param, lit) is not None:
+        for lit in control_choices(param, tool.param_schema(param), observed, alternatives, template_literal):
+            if self._fits(tool, param, lit) is not None:
                 return False, lit
-        lit = sentinel_for(schema)
-        if lit is not None and lit != observed:
-            return False, lit
-        if isinstance(observed, str):
-            return False, observed + "_other"
-        if isinstance(observed, (int, float)) and not isinstance(observed, bool):
-            return False, observed + 1
-        return True, None
+        return None
+
+    def _control_alternatives(self, consumer: str, param: str, pv: PoolValue, lineage: list[Node]) -> list[Any]:
+        """Other observed values of the same kind on the consumer's path, deepest first: values of the same
+        (provider, export) as the one tested, then values the input's name rule accepts (:meth:`_ranked_keys`).
+        Something produced them, so their form is one the sandbox itself uses."""
+        seen = {json.dumps(pv.value, sort_keys=True)}
+        out: list[Any] = []
+        keys = [(pv.tool, pv.export)] + [k for _sim, k in self._ranked_keys(consumer, param) if k != (pv.tool, pv.export)]
+        for key in keys:
+            if len(out) >= 8:
+                break
+            for n in lineage:
+                for vid in n.by_key.get(key, ()):
+                    v = self.values[vid].value
+                    j = json.dumps(v, sort_keys=True)
+                    if j not in seen:
+                        seen.add(j)
+                        out.append(v)
+        return out
 
     # ------------------------------------------------------------------------------------------------ waves
     def _take_state_offer(self, pv: PoolValue, target: Node, consumer: str, param: str) -> bool:
@@ -504,7 +627,7 @@ class Engine:
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
         sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, p) for p, v in item.fixed)
         self.enqueued += 1
-        heapq.heappush(self.queue if near else self.far, (-round(float(sim), 6), self.enqueued, item))
+        heapq.heappush(self.queue if near and not item.number_offer else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes)
@@ -526,15 +649,41 @@ class Engine:
         self.relations.setdefault(rel.key, rel)
 
     def step(self) -> bool:
-        """Run one wave; False when the worklist is empty or the budget is spent."""
+        """Run one wave; False when the worklist is empty or the budget is spent.
+
+        A wave has named phases: select the work items (:meth:`_select_wave`), execute them in one batch, then for
+        every success (:meth:`_on_success`) plan its tests and record the values it produced, and finally run the
+        controls and state tests in batches and record what the judges keep (:meth:`_run_tests`).
+        """
         cfg = self.config
         if not self._pending() or self.counters["executed_calls"] >= cfg.max_calls:
             return False
         self.counters["waves"] += 1
+        batch = self._select_wave()
+        if not batch:
+            return self._pending()
+        self.counters["work_items"] += len(batch)
+        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
+        wave = Wave()
+        for (item, args, used), (rec, new_state) in zip(batch, results):
+            if classify(self.contracts[item.tool], rec) == "success":
+                self._on_success(item, args, used, rec, new_state, wave)
+        self._run_tests(wave)
+        for it in wave.new_items:
+            self._enqueue(it)
+        return self._pending()
+
+    # ------------------------------------------------------------------------------- phase 1: select the wave
+    def _select_wave(self) -> list[tuple[Item, dict[str, Any], dict[str, int]]]:
+        """Pop work items, bind them and charge their tool's budget, until a batch is full (Algorithm 1, lines
+        10-11: Pop and Fill)."""
+        cfg = self.config
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
             budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+            if item.number_offer:
+                budget, limit = self.per_tool_numbers, cfg.number_offers_per_tool
             # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
             # tests early still gets them: the states that need them are often reached late.
             if budget.get(item.tool, 0) >= limit and not item.state_test:
@@ -554,143 +703,233 @@ class Engine:
             if call_key not in self.memo:  # budgets bound execution; a memoised repeat costs nothing
                 budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
-        if not batch:
-            return self._pending()
-        self.counters["work_items"] += len(batch)
-        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
+        return batch
 
-        controls: list[tuple[tuple[str, str, str, str], CallInfo, int, dict[str, Any]]] = []
+    # ------------------------------------------------------------------------- phase 2: what a success asks for
+    def _on_success(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], new_state: State, wave: "Wave") -> None:
+        """Log a successful call and plan everything it leads to: the free state test against the parent state,
+        a control per upstream value it used (lines 17-19), the state it created, the values it exports and the
+        offers they make (lines 24-25), and the before/after sweep of its state change (lines 26-32)."""
+        node = self.nodes[item.node]
+        call_id = len(self.calls)
+        self.calls.append(CallInfo(item.node, item.tool, args, rec, tuple(sorted({self.values[v].call for v in used.values() if self.values[v].call >= 0}))))
         # Every success reached after a state change is also a state test for free: the same call from the parent
         # state (memoised, usually already run) tells whether the change that created this state enabled it.
-        parent_tests: list[tuple[int, CallInfo]] = []
-        sweeps: list[tuple[int, int, str, dict[str, Any]]] = []  # (provider call, node before, consumer, args)
-        new_items: list[Item] = []
-        for (item, args, used), (rec, new_state) in zip(batch, results):
-            contract = self.contracts[item.tool]
-            if classify(contract, rec) != "success":
+        if node.parent is not None and node.creator >= 0:
+            creator = self.calls[node.creator].tool
+            if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
+                wave.parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
+        self._plan_controls(item, args, used, rec, wave)
+        changed = new_state.fingerprint != node.state.fingerprint
+        if changed:
+            # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
+            # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
+            if node.depth >= self.config.max_depth or item.number_offer:
+                return
+            target = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
+            self.nodes.append(target)
+        else:
+            target = node
+        fresh = self._pool_values(item, args, used, rec, node, target, call_id, changed)
+        wave.new_items.extend(self._offers(fresh, target))
+        if changed:
+            self._plan_sweeps(item, node, target, call_id, wave)
+
+    def _plan_controls(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], wave: "Wave") -> None:
+        """One counterfactual control per upstream value the success used (Algorithm 1, lines 17-19), each pair at
+        most ``tests_per_pair`` times. An input with no valid control is an inconclusive test, counted, not run."""
+        cfg = self.config
+        tool = self.catalog[item.tool]
+        lineage: list[Node] | None = None
+        for param, vid in used.items():
+            pv = self.values[vid]
+            if pv.tool == FIXTURE:
+                continue  # a sandbox fact is not a provider
+            pair = (pv.tool, pv.export, item.tool, param)
+            if (pv.tool, item.tool, "provenance", pv.export, param) in self.relations:
+                self.counters["skipped_implied"] += 1
                 continue
-            node = self.nodes[item.node]
-            call_id = len(self.calls)
-            self.calls.append(CallInfo(item.node, item.tool, args, rec))
-            tool = self.catalog[item.tool]
-            if node.parent is not None and node.creator >= 0:
-                creator = self.calls[node.creator].tool
-                if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
-                    parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
-            # counterfactual controls for every upstream value this success used
-            for param, vid in used.items():
-                pv = self.values[vid]
-                if pv.tool == FIXTURE:
-                    continue  # a sandbox fact is not a provider
-                pair = (pv.tool, pv.export, item.tool, param)
-                if (pv.tool, item.tool, "provenance", pv.export, param) in self.relations:
+            if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair:
+                continue
+            if lineage is None:
+                lineage = self._lineage(item.node)
+            tmpl_arg = self.contracts[item.tool].templates[item.template].arguments.get(param)
+            template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
+            if template_literal is not _NO_LITERAL and template_literal == args[param]:
+                continue  # the value on offer is the template's own literal: the provider changed nothing
+            alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
+            control = self.control_value(tool, param, args[param], alternatives, template_literal)
+            if control is None:
+                self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
+                continue
+            self.pair_tests[pair] = self.pair_tests.get(pair, 0) + 1
+            omit, lit = control
+            control_args = {k: v for k, v in args.items() if k != param}
+            if not omit:
+                control_args[param] = lit
+            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args))
+
+    def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
+        """The values a success contributes to the pool of ``target`` (Algorithm 1, line 24: Extract).
+
+        A value is credited to the call that last put it into the state. A call that changes the state becomes a
+        producer of every value it exports (arguments included: it may have just created the record named by a
+        value it was given). A call that changes nothing produces none of what its path already knew: what it
+        was given, and what the calls that supplied its inputs, and their suppliers in turn, showed (arguments,
+        output and state changes). A read that hands back one of its inputs, or a no-op action fed one order id
+        that repeats the order ids of the listing it descends from, has produced nothing, and crediting it would
+        let a consumer "depend" on whichever call repeated the value last. A call that turns what it was fed into
+        something no supplier showed (a user name into a user id) is a source of it, and so is a call fed
+        nothing: two listings of the same tokens are two ways a caller learns them. Fixtures are no calls: a
+        tool that reveals a sandbox fact is what a caller who does not know the fact would use.
+        """
+        cfg = self.config
+        contract = self.contracts[item.tool]
+        lineage_known = [n.known for n in self._lineage(node.id)]
+        target_lineage = self._lineage(target.id)
+        # what the call was given: a read that hands one of its inputs back has produced nothing new
+        given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
+        # ...nor what the calls that supplied its inputs already showed (their arguments and output)
+        for vid in used.values():
+            given |= self._shown(self.values[vid].call)
+        per_export: dict[str, int] = {}
+        origin = cfg.credit == "origin"
+        fresh: list[PoolValue] = []
+        for ex in extract(contract, args, rec):
+            export = contract.export(ex.name)
+            if export is None or not export.propagate:
+                continue
+            # A long list (fingerprint bits, search hits) is one kind of value many times over: a few
+            # elements represent it, and each (tool, export, value) enters a path's pool once.
+            # ...unless the elements are labelled for different groups: then each is meant for another service.
+            named = [g for g in ex.labels if g in self.groups]
+            for_group = named[0] if len(named) == 1 else ""
+            if per_export.get(ex.name, 0) >= (cfg.values_per_export if not for_group else 8 * cfg.values_per_export):
+                continue
+            if ex.value is None or (isinstance(ex.value, str) and not ex.value.strip()):
+                continue  # an empty value identifies nothing; any success with it is a coincidence
+            vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
+            if any(vkey in n.known for n in target_lineage):
+                continue
+            per_export[ex.name] = per_export.get(ex.name, 0) + 1
+            vjson = json.dumps(ex.value, sort_keys=True)
+            if origin and not changed and vjson in given:
+                continue
+            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
+                continue  # a value it was given and did not write into the state: still the original's
+            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group)
+            self.values.append(pv)
+            target.add(pv)
+            self.call_values.setdefault(call_id, []).append(pv.id)
+            fresh.append(pv)
+        return fresh
+
+    def _shown(self, call_id: int) -> frozenset[str]:
+        """JSON of every scalar a logged call or its suppliers (transitively) were given or showed (arguments,
+        output, state changes); cached per call."""
+        if call_id < 0:
+            return frozenset()  # a fixture: no call supplied it
+        # suppliers first, without recursion (a chain of offers can be long; after a resume nothing is cached)
+        stack = [call_id]
+        while stack:
+            c = stack[-1]
+            if c in self._shown_cache:
+                stack.pop()
+                continue
+            missing = [s for s in self.calls[c].suppliers if s not in self._shown_cache]
+            if missing:
+                stack.extend(missing)
+                continue
+            info = self.calls[c]
+            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, info.record.get("output"), info.record.get("state_changes")])}
+            for s in info.suppliers:
+                own |= self._shown_cache[s]
+            self._shown_cache[c] = frozenset(own)
+            stack.pop()
+        return self._shown_cache[call_id]
+
+    def _offers(self, fresh: list[PoolValue], target: Node) -> list[Item]:
+        """Work items offering each new value to the inputs it is a candidate for (Algorithm 1, line 25).
+
+        An input receives offers where the consumer's template observes it, and where the template fills a number
+        with a literal: a timestamp or a coordinate one tool returns and another takes is a candidate like an id
+        is, and a literal number is no less replaceable than an observation (its control is the template's own
+        literal). Other literals (flags, closed sets, free text) are the caller's choice and are not offered.
+        Number offers queue behind the others, on their own budget (``BuildConfig.number_offers_per_tool``), are
+        never state tests and explore no state (see :meth:`_on_success`); a value equal to the template's literal
+        is no offer (the call would be the template's own).
+        """
+        cfg = self.config
+        items: list[Item] = []
+        for pv in fresh:
+            for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
+                if not self._meant_for(pv, consumer):
+                    continue
+                if self._fits(self.catalog[consumer], param, pv.value) is None:
+                    self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
+                    continue
+                pair = (pv.tool, pv.export, consumer, param)
+                settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
+                # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
+                settled_or_spent = settled or self.pair_offers.get(pair, 0) >= cfg.offers_per_pair
+                if settled_or_spent:
+                    if not self._take_state_offer(pv, target, consumer, param):
+                        self.counters["skipped_implied"] += 1
+                        continue
+                else:
+                    self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
+                numeric = _offerable_literal(self.catalog[consumer].param_schema(param))
+                for ti, tmpl in enumerate(self.contracts[consumer].templates):
+                    arg = tmpl.arguments.get(param)
+                    if tmpl.expected != "success" or arg is None:
+                        continue
+                    if arg.kind == "observation":
+                        items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
+                    elif arg.kind == "literal" and numeric and not settled_or_spent and arg.value != pv.value:
+                        items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
+        return items
+
+    def _plan_sweeps(self, item: Item, node: Node, target: Node, call_id: int, wave: "Wave") -> None:
+        """The state dependency sweep of a state change (Algorithm 1, lines 26-32): every other tool's templates
+        re-run from the new state (line 32) and, where no state relation is known yet, tested before and after."""
+        cfg = self.config
+        tool = self.catalog[item.tool]
+        sweep_key = f"{item.tool}@{node.depth}"
+        if self.sweeps.get(sweep_key, 0) >= cfg.sweeps_per_tool:
+            return
+        across = self.sweeps.get(sweep_key, 0) < cfg.cross_group_sweeps_per_tool
+        self.sweeps[sweep_key] = self.sweeps.get(sweep_key, 0) + 1
+        for consumer in self.catalog:
+            if consumer.name == item.tool or not consumer.executable or consumer.name not in self.contracts:
+                continue
+            if not across and consumer.group != tool.group:
+                continue
+            for ti, tmpl in enumerate(self.contracts[consumer.name].templates):
+                if tmpl.expected != "success":
+                    continue
+                probe = Item(target.id, consumer.name, ti)
+                bound = self.bind(probe, prefer_call=call_id)
+                if bound is None:
+                    continue
+                wave.new_items.append(probe)
+                if (item.tool, consumer.name, "state", None, None) not in self.relations:
+                    wave.sweeps.append(SweepTest(call_id, node.id, consumer.name, bound[0]))
+                else:
                     self.counters["skipped_implied"] += 1
-                    continue
-                if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair:
-                    continue
-                self.pair_tests[pair] = self.pair_tests.get(pair, 0) + 1
-                omit, lit = self.control_value(tool, param, args[param])
-                control_args = {k: v for k, v in args.items() if k != param}
-                if not omit:
-                    control_args[param] = lit
-                controls.append((pair, CallInfo(item.node, item.tool, args, rec), vid, control_args))
-            # the state this call leads to, and the values it exports
-            changed = new_state.fingerprint != node.state.fingerprint
-            if changed:
-                if node.depth >= cfg.max_depth:
-                    continue
-                child = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
-                self.nodes.append(child)
-                target = child
-            else:
-                target = node
-            fresh_values: list[PoolValue] = []
-            # A value is credited to the call that last put it into the state. A call that changes the state
-            # becomes a producer of every value it exports (arguments included: it may have just created the
-            # record named by a value it was given). A call that changes nothing only echoes what is already
-            # known on this path, and crediting it would let a consumer "depend" on whichever read repeated the
-            # value last.
-            lineage_known = [n.known for n in self._lineage(node.id)]
-            # what the call was given: a read that hands one of its inputs back has produced nothing new
-            given = {json.dumps(v, sort_keys=True) for v in _scalars(args)}
-            per_export: dict[str, int] = {}
-            origin = cfg.credit == "origin"
-            for ex in extract(contract, args, rec):
-                export = contract.export(ex.name)
-                if export is None or not export.propagate:
-                    continue
-                # A long list (fingerprint bits, search hits) is one kind of value many times over: a few
-                # elements represent it, and each (tool, export, value) enters a path's pool once.
-                # ...unless the elements are labelled for different groups: then each is meant for another service.
-                named = [g for g in ex.labels if g in self.groups]
-                for_group = named[0] if len(named) == 1 else ""
-                if per_export.get(ex.name, 0) >= (cfg.values_per_export if not for_group else 8 * cfg.values_per_export):
-                    continue
-                if ex.value is None or (isinstance(ex.value, str) and not ex.value.strip()):
-                    continue  # an empty value identifies nothing; any success with it is a coincidence
-                vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
-                if any(vkey in n.known for n in self._lineage(target.id)):
-                    continue
-                per_export[ex.name] = per_export.get(ex.name, 0) + 1
-                if origin and not changed and json.dumps(ex.value, sort_keys=True) in given:
-                    continue
-                if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
-                    continue  # a value it was given and did not write into the state: still the original's
-                pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(json.dumps(ex.value, sort_keys=True) in k for k in lineage_known), for_group=for_group)
-                self.values.append(pv)
-                target.add(pv)
-                self.call_values.setdefault(call_id, []).append(pv.id)
-                fresh_values.append(pv)
-            for pv in fresh_values:
-                for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
-                    if not self._meant_for(pv, consumer):
-                        continue
-                    if self._fits(self.catalog[consumer], param, pv.value) is None:
-                        self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
-                        continue
-                    pair = (pv.tool, pv.export, consumer, param)
-                    settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
-                    # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
-                    settled_or_spent = settled or self.pair_offers.get(pair, 0) >= cfg.offers_per_pair
-                    if settled_or_spent:
-                        if not self._take_state_offer(pv, target, consumer, param):
-                            self.counters["skipped_implied"] += 1
-                            continue
-                    else:
-                        self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
-                    for ti, tmpl in enumerate(self.contracts[consumer].templates):
-                        arg = tmpl.arguments.get(param)
-                        if tmpl.expected == "success" and arg is not None and arg.kind == "observation":
-                            new_items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
-            # state dependency sweep (Algorithm 1, lines 26-32)
-            sweep_key = f"{item.tool}@{node.depth}"
-            if changed and self.sweeps.get(sweep_key, 0) < cfg.sweeps_per_tool:
-                across = self.sweeps.get(sweep_key, 0) < cfg.cross_group_sweeps_per_tool
-                self.sweeps[sweep_key] = self.sweeps.get(sweep_key, 0) + 1
-                for consumer in self.catalog:
-                    if consumer.name == item.tool or not consumer.executable or consumer.name not in self.contracts:
-                        continue
-                    if not across and consumer.group != tool.group:
-                        continue
-                    for ti, tmpl in enumerate(self.contracts[consumer.name].templates):
-                        if tmpl.expected != "success":
-                            continue
-                        probe = Item(target.id, consumer.name, ti)
-                        bound = self.bind(probe, prefer_call=call_id)
-                        if bound is None:
-                            continue
-                        new_items.append(probe)
-                        if (item.tool, consumer.name, "state", None, None) not in self.relations:
-                            sweeps.append((call_id, node.id, consumer.name, bound[0]))
-                        else:
-                            self.counters["skipped_implied"] += 1
-        # Controls and the "before" half of every state test run in one batch; the "after" half only where the
-        # consumer failed before (a consumer that already succeeds cannot depend on the provider's state).
+
+    # ------------------------------------------------------------------------ phase 3: controls and state tests
+    def _run_tests(self, wave: "Wave") -> None:
+        """Run a wave's controls and state tests in batches and record what the judges keep.
+
+        Controls and the "before" half of every state test run in one batch; the "after" half only where the
+        consumer failed before (a consumer that already succeeds cannot depend on the provider's state).
+        """
+        controls, sweeps, parent_tests = wave.controls, wave.sweeps, wave.parent_tests
         calls: list[tuple[State, str, dict[str, Any]]] = []
-        for _pair, info, _vid, control_args in controls:
-            calls.append((self.nodes[info.node].state, info.tool, control_args))
-        for call_id, before_node, consumer, args in sweeps:
-            calls.append((self.nodes[before_node].state, consumer, args))
+        for t in controls:
+            calls.append((self.nodes[t.use.node].state, t.use.tool, t.control_args))
+        for s in sweeps:
+            calls.append((self.nodes[s.before_node].state, s.consumer, s.args))
         for creator, info in parent_tests:
             parent = self.nodes[self.nodes[info.node].parent]  # type: ignore[index]
             calls.append((parent.state, info.tool, info.args))
@@ -698,76 +937,77 @@ class Engine:
         # not use that value before the provider ran: otherwise an earlier record with the same name is what the
         # consumer found (e.g. a sign-in that happens to use a file's name as a user name).
         restated: list[int] = []
-        for idx, (_pair, info, vid, _control) in enumerate(controls):
-            pv = self.values[vid]
+        for idx, t in enumerate(controls):
+            pv = self.values[t.vid]
             vnode = self.nodes[pv.node]
             if pv.restated and vnode.parent is not None and vnode.creator == pv.call:
                 restated.append(idx)
-                calls.append((self.nodes[vnode.parent].state, info.tool, info.args))
+                calls.append((self.nodes[vnode.parent].state, t.use.tool, t.use.args))
         why = ["controls"] * len(controls) + ["sweeps"] * len(sweeps) + ["controls"] * (len(calls) - len(controls) - len(sweeps))
         first = self.run_many(calls, why) if calls else []
-        n_main_tests = len(controls) + len(sweeps)
-        before_provider = {idx: first[n_main_tests + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
+        n_main = len(controls) + len(sweeps)
+        before_provider = {idx: first[n_main + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
         for k, (creator, info) in enumerate(parent_tests):
-            before = first[n_main_tests + k][0]
-            if classify(self.contracts[info.tool], before) == "failure":
-                evidence = {
-                    "provider_call": self._call_evidence(creator),
-                    "before_call": _call_json(info.tool, info.args, before),
-                    "after_call": _call_json(info.tool, info.args, info.record),
-                }
-                self._add_relation(Relation(self.calls[creator].tool, info.tool, "state", None, None, None, evidence))
+            self._record_state(creator, info.tool, info.args, first[n_main + k][0], info.record)
         self.counters["state_tests"] += len(parent_tests)
-        first = first[:n_main_tests]
+        befores = first[len(controls) : n_main]
         after_calls = []
-        for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
-            if classify(self.contracts[consumer], first[len(controls) + k][0]) == "failure":
-                after_calls.append((self._node_after(call_id).state, consumer, args))
+        for s, (before, _) in zip(sweeps, befores):
+            if classify(self.contracts[s.consumer], before) == "failure":
+                after_calls.append((self._node_after(s.call_id).state, s.consumer, s.args))
             else:
                 self.counters["skipped_implied"] += 1
         after_results = iter(self.run_many(after_calls, "sweeps") if after_calls else [])
-        results = list(first[: len(controls)])
-        for k, (call_id, before_node, consumer, args) in enumerate(sweeps):
-            before = first[len(controls) + k]
-            results.append(before)
-            results.append(next(after_results) if classify(self.contracts[consumer], before[0]) == "failure" else before)
         self.counters["provenance_tests"] += len(controls)
         self.counters["state_tests"] += len(sweeps)
-        pos = 0
-        for idx, (pair, info, vid, control_args) in enumerate(controls):
-            rec, _ = results[pos]
-            pos += 1
-            if idx in before_provider and classify(self.contracts[info.tool], before_provider[idx]) != "failure":
+        for idx, (t, (rec, _)) in enumerate(zip(controls, first[: len(controls)])):
+            if idx in before_provider and classify(self.contracts[t.use.tool], before_provider[idx]) != "failure":
                 continue
-            outcome = classify(self.contracts[info.tool], rec)
-            pv = self.values[vid]
+            self._record_value_test(t, rec)
+        for s, (before, _) in zip(sweeps, befores):
+            after = next(after_results)[0] if classify(self.contracts[s.consumer], before) == "failure" else before
+            self._record_state(s.call_id, s.consumer, s.args, before, after)
+
+    # --------------------------------------------------------------------------- phase 4: record relations
+    def _record_value_test(self, t: "ValueTest", control_rec: dict[str, Any]) -> None:
+        """Judge one value test (Algorithm 1, lines 20-23) and keep the relation the judges admit."""
+        contract = self.contracts[t.use.tool]
+        pv = self.values[t.vid]
+        param = t.pair[3]
+        use = Run(classify(contract, t.use.record), t.use.record)
+        control = Run(classify(contract, control_rec), control_rec)
+        sim = float(self.similarity(pv.export, param))
+        evidence = {
+            "provider_call": self._call_evidence(pv.call),
+            "consumer_call": _call_json(t.use.tool, t.use.args, t.use.record),
+            "control_call": _call_json(t.use.tool, t.control_args, control_rec),
+            "control": "omitted" if param not in t.control_args else "literal",
+        }
+        verdict = judge_provenance(use, control, omitted=param not in t.control_args)
+        if verdict.kept:
+            self._add_relation(Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence))
+            return
+        if control.outcome == "success":
+            verdict = judge_compatibility(use, control, sim, self.config.tau)
+            if verdict.kept:
+                self._add_relation(Relation(pv.tool, t.use.tool, "compatibility", pv.export, param, sim, evidence))
+                return
+        if verdict.inconclusive:
+            self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
+
+    def _record_state(self, provider_call: int, consumer: str, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> None:
+        """Judge one before/after state test (Algorithm 1, lines 28-31) and keep the relation if admitted."""
+        c = self.contracts[consumer]
+        verdict = judge_state(Run(classify(c, before), before), Run(classify(c, after), after))
+        if verdict.inconclusive:
+            self.counters["inconclusive_state_tests"] = self.counters.get("inconclusive_state_tests", 0) + 1
+        if verdict.kept:
             evidence = {
-                "provider_call": self._call_evidence(pv.call),
-                "consumer_call": _call_json(info.tool, info.args, info.record),
-                "control_call": _call_json(info.tool, control_args, rec),
-                "control": "omitted" if pair[3] not in control_args else "literal",
+                "provider_call": self._call_evidence(provider_call),
+                "before_call": _call_json(consumer, args, before),
+                "after_call": _call_json(consumer, args, after),
             }
-            sim = float(self.similarity(pv.export, pair[3]))
-            if outcome == "failure":
-                self._add_relation(Relation(pv.tool, info.tool, "provenance", pv.export, pair[3], sim, evidence))
-            elif outcome == "success" and sim > self.config.tau:
-                self._add_relation(Relation(pv.tool, info.tool, "compatibility", pv.export, pair[3], sim, evidence))
-        for call_id, before_node, consumer, args in sweeps:
-            before, _ = results[pos]
-            after, _ = results[pos + 1]
-            pos += 2
-            c = self.contracts[consumer]
-            if classify(c, before) == "failure" and classify(c, after) == "success":
-                prov = self.calls[call_id]
-                evidence = {
-                    "provider_call": self._call_evidence(call_id),
-                    "before_call": _call_json(consumer, args, before),
-                    "after_call": _call_json(consumer, args, after),
-                }
-                self._add_relation(Relation(prov.tool, consumer, "state", None, None, None, evidence))
-        for it in new_items:
-            self._enqueue(it)
-        return self._pending()
+            self._add_relation(Relation(self.calls[provider_call].tool, consumer, "state", None, None, None, evidence))
 
     def _node_after(self, call_id: int) -> Node:
         """The node a provider call led to: the newest child of its node created by that call."""
@@ -787,7 +1027,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "sweeps", "pair_tests", "pair_offers", "state_offers", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
