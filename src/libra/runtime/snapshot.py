@@ -37,7 +37,7 @@ from .base import StatePart
 from .diff import _diff, _ViewBuilder, content_hash, index_path, key_path, object_view
 
 #: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
-CHUNK = 256
+CHUNK = 128
 _PICKLE = pickle.HIGHEST_PROTOCOL
 #: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
 _SHAREABLE = (
@@ -98,12 +98,29 @@ def _n_chunks(value: Any) -> int:
 
 @dataclass
 class _Unit:
+    """One candidate sub-part: an attribute, a group of attributes (``a,b``) or a chunk (``attr#i``)."""
+
     label: str
     attrs: list[str]
     data: bytes
-    ids: set[int]
-    objs: dict[int, Any]
-    value: Any = None
+    value: Any  # what was pickled: {attr: value} for attributes and groups, the slice for a chunk
+    pickler: Any = None
+    container: Any = None  # the whole dict/list, on a chunked attribute's first chunk
+
+
+def _identity(unit: _Unit) -> int:
+    """Hash of the identities of a unit's attribute values and their direct members (cheap, C-level)."""
+    if unit.container is not None or "#" in unit.label:  # a chunk: its members are the attribute's members
+        piece = unit.value
+        return hash(tuple(map(id, piece.values() if isinstance(piece, dict) else piece)))
+    out: list[int] = []
+    for v in unit.value.values():
+        out.append(id(v))
+        if type(v) is dict:
+            out.extend(map(id, v.values()))
+        elif type(v) is list:
+            out.extend(map(id, v))
+    return hash(tuple(out))
 
 
 def parse_label(name: str) -> tuple[str, str | None]:
@@ -137,21 +154,51 @@ class Snapshotter:
         self.whole_only = whole_only
         self.always_split = always_split
         self.unpicklable: set[str] = set()
+        self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
 
     # -- snapshot -----------------------------------------------------------------------------------------
     def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         """The owner's parts after a call, reusing ``previous`` parts whose content did not change.
 
-        Returns (parts, old parts replaced, new parts): both lists empty when nothing changed.
+        Returns (parts, old parts replaced, new parts); ``previous`` itself and two empty lists when nothing
+        changed.
         """
-        if previous is not None and self._unchanged(obj, previous):
-            return previous, [], []
-        units = self._units(obj) if self._split(obj) else None
-        if units is None:
-            parts = (self._whole_part(obj, previous),)
-        else:
-            old = {p.name: p for p in previous or ()}
-            parts = tuple(self._part(u, obj, old.get(f"{self.owner}:{u.label}")) for u in units)
+        if not self._split(obj):
+            parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
+            return self._result(parts, previous)
+        prev = {parse_label(p.name)[1]: p for p in previous or ()}
+        unchunk: set[str] = set()
+        while True:
+            attrs, units = self._layout(obj, prev, unchunk)
+            if previous is not None and len(units) == len(previous) and all(
+                u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
+            ):
+                return previous, [], []
+            ids = [self._ids(u) for u in units]
+            if any(id(obj) in i for i in ids):
+                # the object is reachable from its own attributes: only a whole pickle keeps that
+                return self._result((self._whole_part(obj, previous),), previous)
+            # units that kept their bytes were separate parts before the call and still are: only the others
+            # can have come to share objects, so only they are compared with everything
+            changed = [k for k, u in enumerate(units) if u.label not in prev or prev[u.label].data != u.data]
+            groups = _shared_groups(ids, None if previous is None or 2 * len(changed) > len(units) else changed)
+            torn = {units[i].attrs[0] for g in groups if len(g) > 1 for i in g if "#" in units[i].label} - unchunk
+            if not torn:
+                break
+            unchunk |= torn  # a chunked attribute shares objects: snapshot it whole, with what it shares
+        final: list[_Unit] = []
+        for group in groups:
+            if len(group) == 1:
+                final.append(units[group[0]])
+                continue
+            names = [a for i in group for a in units[i].attrs]
+            wrapped = {a: attrs[a] for a in names}
+            final.append(_Unit(",".join(names), names, pickle.dumps(wrapped, _PICKLE), wrapped))
+        parts = tuple(self._part(u, prev.get(u.label)) for u in final)
+        return self._result(parts, previous)
+
+    @staticmethod
+    def _result(parts: tuple[StatePart, ...], previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         old_keys = {p.key for p in previous or ()}
         new_keys = {p.key for p in parts}
         removed = [p for p in previous or () if p.key not in new_keys]
@@ -159,46 +206,6 @@ class Snapshotter:
         if previous is not None and not removed and not added and [p.name for p in parts] == [p.name for p in previous]:
             return previous, [], []
         return parts, removed, added
-
-    def _unchanged(self, obj: Any, previous: tuple[StatePart, ...]) -> bool:
-        """Fast path: re-pickle ``obj`` in the layout of ``previous`` and compare bytes (no views, no memos)."""
-        try:
-            if len(previous) == 1 and parse_label(previous[0].name)[1] is None:
-                return pickle.dumps(obj, _PICKLE) == previous[0].data
-            if not self._split(obj):
-                return False
-            attrs = self._state_attrs(obj)
-            chunks: dict[str, int] = {}
-            covered: list[str] = []
-            for p in previous:
-                label = parse_label(p.name)[1]
-                assert label is not None
-                if "#" in label:
-                    attr = label.split("#", 1)[0]
-                    chunks[attr] = chunks.get(attr, 0) + 1
-                    if chunks[attr] == 1:
-                        covered.append(attr)
-                else:
-                    covered.extend(label.split(","))
-            if set(covered) != set(attrs) or len(covered) != len(attrs):
-                return False
-            for attr, n in chunks.items():
-                value = attrs[attr]
-                if not _chunkable(value) or _n_chunks(value) != n:
-                    return False
-            for p in previous:
-                label = parse_label(p.name)[1]
-                assert label is not None
-                if "#" in label:
-                    attr, i = label.split("#", 1)
-                    data = pickle.dumps(_chunk(attrs[attr], int(i)), _PICKLE)
-                else:
-                    data = pickle.dumps({a: attrs[a] for a in label.split(",")}, _PICKLE)
-                if data != p.data:
-                    return False
-            return True
-        except Exception:  # noqa: BLE001 - anything odd: take the slow, careful path
-            return False
 
     def _split(self, obj: Any) -> bool:
         return not self.whole_only and (self.always_split or splittable(obj))
@@ -209,67 +216,68 @@ class Snapshotter:
             attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
         return attrs
 
-    def _units(self, obj: Any) -> list[_Unit] | None:
-        """Sub-parts of ``obj``: attributes and chunks, merged where they share mutable objects (None: keep whole)."""
+    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str]) -> tuple[dict[str, Any], list[_Unit]]:
+        """The object's units, pickled: groups of the previous state still intact, then attributes and chunks."""
         attrs = self._state_attrs(obj)
-        unchunked: set[str] = set()
-        while True:
-            units: list[_Unit] = []
-            for attr, value in list(attrs.items()):
-                if _chunkable(value) and attr not in unchunked:
-                    for i in range(_n_chunks(value)):
-                        piece = _chunk(value, i)
-                        data, pickler = _dumps(piece)
-                        memo = pickler.memo.copy()
-                        ids = set(memo)
-                        if i == 0:
-                            ids.add(id(value))
-                            memo[id(value)] = (0, value)
-                        units.append(_Unit(f"{attr}#{i}", [attr], data, ids, memo, piece))
-                    continue
-                try:
-                    wrapped = {attr: value}
-                    data, pickler = _dumps(wrapped)
-                except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
-                    if not self.skip_unpicklable:
-                        raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
-                    self.unpicklable.add(attr)
-                    del attrs[attr]
-                    continue
-                memo = pickler.memo.copy()
-                units.append(_Unit(attr, [attr], data, set(memo), memo, wrapped))
-            if any(id(obj) in u.ids for u in units):
-                return None  # the object is reachable from its own attributes: only a whole pickle keeps that
-            groups = _shared_groups(units)
-            chunked_in_group = {
-                units[i].attrs[0] for g in groups if len(g) > 1 for i in g if "#" in units[i].label
-            } - unchunked
-            if chunked_in_group:
-                unchunked |= chunked_in_group
+        kept: dict[str, _Unit] = {}
+        for label, part in prev.items():
+            if label is None or "," not in label:
                 continue
-            break
-        merged: list[_Unit] = []
-        placed: set[int] = set()
-        for group in groups:
-            placed.update(group)
-        index_of = {i: g for g in groups for i in g}
-        done: set[int] = set()
-        for i, u in enumerate(units):
-            if i in done:
+            names = label.split(",")
+            if not all(n in attrs for n in names):
                 continue
-            group = index_of.get(i)
-            if group is None or len(group) == 1:
-                merged.append(u)
-                done.add(i)
+            wrapped = {n: attrs[n] for n in names}
+            try:
+                data, pickler = _dumps(wrapped)
+            except Exception:  # noqa: BLE001 - re-examined attribute by attribute below
                 continue
-            members = sorted(group)
-            done.update(members)
-            names = [units[j].attrs[0] for j in members]
-            wrapped = {a: attrs[a] for a in names}
-            merged.append(_Unit(",".join(names), names, pickle.dumps(wrapped, _PICKLE), set(), {}, wrapped))
-        return merged
+            if data == part.data:
+                kept[names[0]] = _Unit(label, names, data, wrapped, pickler)
+        in_kept = {n for u in kept.values() for n in u.attrs}
+        units: list[_Unit] = []
+        for attr, value in attrs.items():
+            if attr in kept:
+                units.append(kept[attr])
+                continue
+            if attr in in_kept:
+                continue
+            if _chunkable(value) and attr not in unchunk:
+                for i in range(_n_chunks(value)):
+                    piece = _chunk(value, i)
+                    data, pickler = _dumps(piece)
+                    units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
+                continue
+            wrapped = {attr: value}
+            try:
+                data, pickler = _dumps(wrapped)
+            except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
+                if not self.skip_unpicklable:
+                    raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
+                self.unpicklable.add(attr)
+                continue
+            units.append(_Unit(attr, [attr], data, wrapped, pickler))
+        return attrs, units
 
-    def _part(self, unit: _Unit, obj: Any, old: StatePart | None) -> StatePart:
+    def _ids(self, unit: _Unit) -> set[int]:
+        """Ids of the mutable objects a unit's pickle contains (cached while the unit's objects stay the same).
+
+        The cache is checked against the unit's bytes and the identity of its top-level values and their direct
+        members, so an attribute replaced by an equal copy is looked at again.
+        """
+        check = _identity(unit)
+        cached = self._id_cache.get(unit.label)
+        if cached is not None and cached[0] == check and cached[1] == unit.data:
+            ids = cached[2]
+        else:
+            memo = unit.pickler.memo.copy() if unit.pickler is not None else {}
+            ids = {i for i, (_, o) in memo.items() if not isinstance(o, _SHAREABLE)}
+            ids.discard(id(unit.value))  # the wrapper or slice made for pickling, not an object of the state
+            self._id_cache[unit.label] = (check, unit.data, ids)
+        if unit.container is not None:
+            ids = ids | {id(unit.container)}
+        return ids
+
+    def _part(self, unit: _Unit, old: StatePart | None) -> StatePart:
         if old is not None and old.data == unit.data:
             return old
         name = f"{self.owner}:{unit.label}"
@@ -469,9 +477,12 @@ def _plain(value: Any) -> Any:
     return [value.items[i] for i in sorted(value.items)] if isinstance(value, _Slice) else value
 
 
-def _shared_groups(units: list[_Unit]) -> list[list[int]]:
-    """Indices of units that share a mutable object, as connected groups (singletons included)."""
-    parent = list(range(len(units)))
+def _shared_groups(ids: list[set[int]], changed: list[int] | None = None) -> list[list[int]]:
+    """Indices of units whose mutable objects overlap, as connected groups in order (singletons included).
+
+    With ``changed`` given, only pairs involving a changed unit are compared (the others are known apart).
+    """
+    parent = list(range(len(ids)))
 
     def find(i: int) -> int:
         while parent[i] != i:
@@ -479,15 +490,21 @@ def _shared_groups(units: list[_Unit]) -> list[list[int]]:
             i = parent[i]
         return i
 
-    seen: set[int] = set()
-    for k, u in enumerate(units):
-        for obj_id in seen & u.ids:
-            if isinstance(u.objs[obj_id][1], _SHAREABLE):
-                continue
-            first = next(i for i in range(k) if obj_id in units[i].ids)
-            parent[find(k)] = find(first)
-        seen |= u.ids
+    if changed is not None:
+        for k in changed:
+            for j in range(len(ids)):
+                if j != k and not ids[k].isdisjoint(ids[j]):
+                    parent[find(j)] = find(k)
+    else:
+        owner_of: dict[int, int] = {}
+        seen: set[int] = set()
+        for k, unit_ids in enumerate(ids):
+            for obj_id in unit_ids & seen:
+                parent[find(k)] = find(owner_of[obj_id])
+            new = unit_ids - seen
+            seen |= new
+            owner_of.update(dict.fromkeys(new, k))
     groups: dict[int, list[int]] = {}
-    for i in range(len(units)):
+    for i in range(len(ids)):
         groups.setdefault(find(i), []).append(i)
-    return list(groups.values())
+    return sorted(groups.values(), key=lambda g: g[0])
