@@ -30,10 +30,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import hashlib
 import os
 import random
 import sys
+import time
 from typing import Any, Iterator
 
 #: The instant every call sees as "now" unless the runtime is given another (see the module docstring for why).
@@ -54,16 +56,16 @@ class DeterministicBytes:
         return hashlib.shake_256(self.seed + self.count.to_bytes(8, "big")).digest(n) if n else b""
 
 
-def _utc_destination(clock: _dt.datetime) -> _dt.datetime:
-    """``clock`` as an aware instant whose tzinfo makes time-machine set the process time zone to UTC."""
-    from zoneinfo import ZoneInfo
-
+@functools.lru_cache(maxsize=64)
+def _destination(clock: _dt.datetime) -> _dt.datetime | int:
+    """Where time-machine should travel for ``clock``: an aware UTC datetime, which makes it set the process time
+    zone to UTC for the call (so naive local times read the same on every machine), or, when the process already
+    runs in UTC, the bare timestamp, which fixes the same instant without two ``tzset`` calls per call."""
     if clock.tzinfo is None:
         clock = clock.replace(tzinfo=_dt.timezone.utc)
-    try:
-        return clock.astimezone(ZoneInfo("UTC"))
-    except Exception:  # noqa: BLE001 - no tz database: an aware UTC instant still fixes the clock
-        return clock.astimezone(_dt.timezone.utc)
+    if time.timezone == 0 and time.altzone == 0 and os.environ.get("TZ") in (None, "", "UTC", "UTC0", "Etc/UTC"):
+        return int(clock.timestamp() * 1_000_000) / 1_000_000 if clock.microsecond else int(clock.timestamp())
+    return clock.astimezone(_dt.timezone.utc)
 
 
 @contextlib.contextmanager
@@ -74,7 +76,7 @@ def fixed_clock(clock: _dt.datetime | None) -> Iterator[None]:
         return
     import time_machine
 
-    with time_machine.travel(_utc_destination(clock), tick=False):
+    with time_machine.travel(_destination(clock), tick=False):
         yield
 
 

@@ -423,6 +423,9 @@ class PythonRuntime:
             self._live[owner.name] = Live(None, wanted)
         return None
 
+    def _live_of(self, owner: _Owner) -> Live | None:
+        return _MODULE_LIVE.get(owner.target.__name__) if owner.kind == "module" else self._live.get(owner.name)
+
     def _leave(self, owner: _Owner, parts: tuple[StatePart, ...] | None) -> None:
         """Record what the live object holds after a call (None: unknown, rebuild it next time)."""
         store = _MODULE_LIVE if owner.kind == "module" else self._live
@@ -476,7 +479,7 @@ class PythonRuntime:
                 if o.kind == "holder":
                     parts, removed, added = self._holder_parts(o, previous)
                 else:
-                    parts, removed, added = o.snap.snapshot(target, previous)
+                    parts, removed, added = o.snap.snapshot(target, previous, self._live_of(o))
             except Exception as exc:  # noqa: BLE001 - a tool left something unpicklable in its state
                 for t in touched:
                     self._leave(t, None)

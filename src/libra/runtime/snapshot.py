@@ -57,6 +57,8 @@ class Live:
 
     obj: Any
     keys: dict[str, str] = field(default_factory=dict)
+    #: a pickle of the whole live state when it last matched ``keys`` (a read call is detected by one comparison)
+    whole: bytes | None = None
 
 
 def _dumps(value: Any) -> tuple[bytes, Any]:
@@ -157,12 +159,27 @@ class Snapshotter:
         self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
 
     # -- snapshot -----------------------------------------------------------------------------------------
-    def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, live: Live | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         """The owner's parts after a call, reusing ``previous`` parts whose content did not change.
 
         Returns (parts, old parts replaced, new parts); ``previous`` itself and two empty lists when nothing
-        changed.
+        changed. ``live`` (the live object's record, holding ``previous`` before the call) lets a call that
+        changed nothing be recognised by one pickle of the whole state instead of one per sub-part.
         """
+        if live is None or not self._split(obj):
+            return self._snapshot(obj, previous)
+        try:
+            whole = pickle.dumps(self._state_attrs(obj), _PICKLE)
+        except Exception:  # noqa: BLE001 - the careful path reports what does not pickle
+            live.whole = None
+            return self._snapshot(obj, previous)
+        if previous is not None and live.whole is not None and whole == live.whole and live.keys == {p.name: p.key for p in previous}:
+            return previous, [], []
+        result = self._snapshot(obj, previous)
+        live.whole = whole
+        return result
+
+    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         if not self._split(obj):
             parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
             return self._result(parts, previous)
@@ -401,6 +418,7 @@ class Snapshotter:
             return live
         if live is None or any(parse_label(n)[1] is None for n in live.keys):
             live = Live(self.new_empty(), {})
+        live.whole = None
         obj = live.obj
         target_attrs: list[str] = []
         chunked: dict[str, list[StatePart]] = {}
