@@ -211,7 +211,10 @@ def test_chunked_views_and_diffs_equal_whole_ones() -> None:
     assert rt.invoke(s1, "Warehouse.get_product", {"product_id": "P00300"})[0].output == Warehouse(700).products["P00300"]
 
 
-def test_attributes_that_share_objects_stay_shared() -> None:
+def test_attributes_that_share_objects_stay_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    from libra.runtime import snapshot
+
+    monkeypatch.setattr(snapshot, "SPLIT_BYTES", 0)  # split even this small object
     rt = PythonRuntime(classes=[Folders], trusted=True)
     s0 = rt.fresh()
     assert [p.name for p in s0.payload[1:]] == ["Folders:root,here", "Folders:history"]

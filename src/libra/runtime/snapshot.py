@@ -38,6 +38,10 @@ from .diff import _diff, _ViewBuilder, content_hash, index_path, key_path, objec
 
 #: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
 CHUNK = 128
+#: an instance whose pickle is at most this many bytes stays one whole part: splitting costs a pickle per
+#: attribute and a sharing check, which only pays off once viewing and diffing the whole state costs more
+#: (a few milliseconds, around this size); module globals are always split (a module does not pickle)
+SPLIT_BYTES = 64 * 1024
 _PICKLE = pickle.HIGHEST_PROTOCOL
 #: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
 _SHAREABLE = (
@@ -166,12 +170,17 @@ class Snapshotter:
         changed. ``live`` (the live object's record, holding ``previous`` before the call) lets a call that
         changed nothing be recognised by one pickle of the whole state instead of one per sub-part.
         """
-        if live is None or not self._split(obj):
-            return self._snapshot(obj, previous)
+        if not self._split(obj):
+            return self._result((self._whole_part(obj, previous),), previous)
         try:
-            whole = pickle.dumps(self._state_attrs(obj), _PICKLE)
+            whole = pickle.dumps(obj if not self.always_split else self._state_attrs(obj), _PICKLE)
         except Exception:  # noqa: BLE001 - the careful path reports what does not pickle
-            live.whole = None
+            whole = None
+        if whole is not None and not self.always_split and len(whole) <= SPLIT_BYTES:
+            return self._result((self._whole_part(obj, previous, whole),), previous)
+        if live is None or whole is None:
+            if live is not None:
+                live.whole = None
             return self._snapshot(obj, previous)
         if previous is not None and live.whole is not None and whole == live.whole and live.keys == {p.name: p.key for p in previous}:
             return previous, [], []
@@ -305,11 +314,12 @@ class Snapshotter:
         self.remember(key, view)
         return StatePart(name, key, unit.data)
 
-    def _whole_part(self, obj: Any, previous: tuple[StatePart, ...] | None) -> StatePart:
-        try:
-            data = pickle.dumps(obj, _PICKLE)
-        except Exception as exc:  # noqa: BLE001
-            raise Unsnapshotable(f"{type(exc).__name__}: {exc}") from exc
+    def _whole_part(self, obj: Any, previous: tuple[StatePart, ...] | None, data: bytes | None = None) -> StatePart:
+        if data is None:
+            try:
+                data = pickle.dumps(obj, _PICKLE)
+            except Exception as exc:  # noqa: BLE001
+                raise Unsnapshotable(f"{type(exc).__name__}: {exc}") from exc
         old = previous[0] if previous is not None and len(previous) == 1 and previous[0].name == self.owner else None
         if old is not None and old.data == data:
             return old
@@ -416,15 +426,14 @@ class Snapshotter:
         wanted = {p.name: p.key for p in parts}
         if live is not None and live.keys == wanted:
             return live
-        if live is None or any(parse_label(n)[1] is None for n in live.keys):
+        if live is None or any(":" not in n for n in live.keys):
             live = Live(self.new_empty(), {})
         live.whole = None
         obj = live.obj
         target_attrs: list[str] = []
         chunked: dict[str, list[StatePart]] = {}
-        for p in parts:
-            label = parse_label(p.name)[1]
-            assert label is not None
+        labels = [p.name.partition(":")[2] for p in parts]
+        for p, label in zip(parts, labels):
             if "#" in label:
                 attr = label.split("#", 1)[0]
                 if attr not in chunked:
@@ -438,9 +447,8 @@ class Snapshotter:
                 delattr(obj, name)
             except AttributeError:
                 pass
-        for p in parts:
-            label = parse_label(p.name)[1]
-            if "#" in label or live.keys.get(p.name) == p.key:  # type: ignore[operator]
+        for p, label in zip(parts, labels):
+            if "#" in label or live.keys.get(p.name) == p.key:
                 continue
             for attr, value in pickle.loads(p.data).items():
                 setattr(obj, attr, value)
