@@ -32,11 +32,13 @@ benchmark's official function docs) while keeping the introspected executables.
 
 from __future__ import annotations
 
+import __future__
 import copy
 import datetime as _dt
 import hashlib
 import inspect
 import json
+import logging
 import pickle
 import random
 import time
@@ -86,15 +88,20 @@ def module_state(module: ModuleType) -> dict[str, Any]:
     """A module's candidate state: its globals that are data (not callables, classes, modules or dunders).
 
     Why: module-level tool sets keep their database, session token or settings in globals; functions, classes
-    and imported modules are code, and dunders are the interpreter's. Constants are included at no cost (their
+    and imported modules are code, dunders are the interpreter's, loggers are the logging system's. Constants are included at no cost (their
     sub-parts never change, so they are shared by every state); globals that do not pickle are left out by the
     snapshotter (declare them with ``state_holders``).
     """
     return {
         k: v
         for k, v in vars(module).items()
-        if not (k.startswith("__") and k.endswith("__")) and not callable(v) and not isinstance(v, ModuleType)
+        if not (k.startswith("__") and k.endswith("__")) and not callable(v) and not isinstance(v, _NOT_STATE)
     }
+
+
+#: global values that are machinery, not data: imported modules, ``from __future__`` directives, and loggers
+#: (configuration of the logging system whose level caches fill on first use, which would look like a write)
+_NOT_STATE: tuple[type, ...] = (ModuleType, __future__._Feature, logging.Logger)
 
 
 def error_key_rejection(output: Any) -> str | None:
