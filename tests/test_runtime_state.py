@@ -93,6 +93,17 @@ def test_module_globals_are_state() -> None:
     assert rt.view(s2)["notes_app"]["_token"] == token and "USERS" in rt.view(s2)["notes_app"]
 
 
+def test_globals_a_call_creates_are_state_and_machinery_is_not() -> None:
+    rt = _notes()
+    s0 = rt.fresh()
+    assert not {"_LOCK", "log", "annotations", "secrets"} & set(rt.view(s0)["notes_app"])
+    rec, s1 = rt.invoke(s0, "notes_app.remember", {"word": "hi"})
+    assert rec.state_changes == {"notes_app": {"changed": {}, "added": {"LAST_WORD": "hi"}, "removed": {}}}
+    assert rt.invoke(s0, "notes_app.last_word", {})[0].output == {"word": None}
+    assert rt.invoke(s1, "notes_app.last_word", {})[0].output == {"word": "hi"}
+    assert rt.invoke(s1, "notes_app.remember", {"word": "hi"})[1] == s1
+
+
 class _ModuleShop(Benchmark):
     name = "module-shop"
 
@@ -226,6 +237,37 @@ def test_attributes_that_share_objects_stay_shared(monkeypatch: pytest.MonkeyPat
         rec, s3 = runtime.invoke(s2, "Folders.write", {"file_name": "f", "text": "hi"})
         assert rec.state_changes == {"Folders": {"changed": {}, "added": {'root.children.a.files.f': "hi"}, "removed": {}}}
         assert runtime.invoke(s3, "Folders.tree", {})[0].output == {"/a/f": "hi"}
+
+
+class _Loop:
+    """Big enough to be split, but reachable from its own attribute."""
+
+    def __init__(self) -> None:
+        self.me = self
+        self.data = list(range(30000))
+
+    def grow(self) -> int:
+        self.data.append(len(self.data))
+        return len(self.data)
+
+
+class _Small:
+    def __init__(self) -> None:
+        self.a, self.b = [1], {"x": 2}
+
+    def put(self, v: int) -> None:
+        self.a.append(v)
+
+
+def test_self_referencing_and_small_instances_stay_whole() -> None:
+    rt = PythonRuntime(classes=[_Loop, _Small])
+    s0 = rt.fresh()
+    assert [p.name for p in s0.payload[1:]] == ["_Loop", "_Small"]
+    rec, s1 = rt.invoke(s0, "_Loop.grow", {})
+    assert rec.output == 30001 and rec.state_changes == {"_Loop": {"changed": {}, "added": {"data[30000]": 30000}, "removed": {}}}
+    assert rt.invoke(s1, "_Loop.grow", {})[0].output == 30002 and rt.invoke(s0, "_Loop.grow", {})[0].output == 30001
+    rec, s2 = rt.invoke(s0, "_Small.put", {"v": 5})
+    assert rec.state_changes == {"_Small": {"changed": {}, "added": {"a[1]": 5}, "removed": {}}}
 
 
 # -- views of array-like and slotted values ---------------------------------------------------------------------

@@ -127,10 +127,10 @@ def _exported_content(value: Any) -> Any:
     keep their data in internal blocks, so neither the repr nor their attributes say what they hold: two frames
     that differ in row 500 would hash alike. Such containers export their content with ``to_dict()`` (tables),
     ``tolist()`` (numpy) or ``to_list()`` (polars Series); the view is the view of that export. Only values with
-    a ``shape`` are asked, so ordinary objects that happen to define ``to_dict`` keep their attribute view.
+    a tuple ``shape`` are asked, so ordinary objects that happen to define ``to_dict`` keep their attribute view.
     Returns ``_NOTHING`` when the value is not array-like or its export fails.
     """
-    if isinstance(value, type) or not hasattr(value, "shape"):
+    if isinstance(value, type) or not isinstance(getattr(value, "shape", None), tuple):
         return _NOTHING
     for name in _EXPORTERS:
         method = getattr(value, name, None)
