@@ -35,7 +35,7 @@ from typing import Any, Iterator, Mapping
 from ..catalog import Catalog
 from ..errors import MissingDependencyError
 from ..runtime.base import Runtime
-from ..runtime.python import PythonRuntime
+from ..runtime.python import PythonRuntime, error_key_rejection
 
 _PKG = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 #: class name -> module under func_source_code (also the function-doc file stem)
@@ -133,6 +133,7 @@ def build_bfcl_python_runtime(catalog: Catalog | None = None, initial_config: Ma
         call_context=_default_precision,
         trusted=True,  # pure Python, deepcopy/pickle-safe back ends
         name="bfcl",
+        rejection=error_key_rejection,  # the back ends refuse a call by returning {"error": message}
     )
 
 
