@@ -8,7 +8,9 @@ figures separate what a call costs when it reads, writes one record, or starts f
 - ``write``: ``order`` (changes one record and appends to the log), each time from the previous result;
 - ``write-from-fixed``: ``order`` of different products, all from one signed-in state (the engine's pattern:
   many calls from a saved state);
-- ``alternate``: reads alternating between two states that differ in one record.
+- ``alternate``: reads alternating between two states that differ in one record;
+- ``isolated-read`` / ``isolated-write``: reads and writes from one state through a one-worker pool
+  (:class:`~libra.runtime.isolation.IsolatedRuntime`), where new states travel back over a pipe.
 
 Writes results/state.json (seconds per call, median of the runs).
 
@@ -18,6 +20,7 @@ Writes results/state.json (seconds per call, median of the runs).
 from __future__ import annotations
 
 import argparse
+import functools
 import pickle
 import statistics
 import sys
@@ -29,6 +32,11 @@ from _common import save  # noqa: E402
 
 from libra.runtime.python import PythonRuntime  # noqa: E402
 from tests.state_toys import Warehouse  # noqa: E402
+
+
+def make_runtime(products: int) -> PythonRuntime:
+    """Module-level so a worker process can build it."""
+    return PythonRuntime(classes=[Warehouse], init_kwargs={"Warehouse": {"n_products": products}}, trusted=True, name="warehouse")
 
 
 def per_call(fn, n: int) -> float:
@@ -44,7 +52,7 @@ def main() -> None:
     ap.add_argument("--calls", type=int, default=40)
     ap.add_argument("--out", default="state")
     args = ap.parse_args()
-    rt = PythonRuntime(classes=[Warehouse], init_kwargs={"Warehouse": {"n_products": args.products}}, trusted=True, name="warehouse")
+    rt = make_runtime(args.products)
     size_mb = len(pickle.dumps(Warehouse(args.products), pickle.HIGHEST_PROTOCOL)) / 2**20
     t0 = time.perf_counter()
     s0 = rt.fresh()
@@ -63,6 +71,12 @@ def main() -> None:
     results["write"] = per_call(write, n)
     results["write-from-fixed"] = per_call(lambda i: rt.invoke(signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)
     results["alternate"] = per_call(lambda i: rt.invoke(signed if i % 2 else other, "Warehouse.get_product", {"product_id": "P00001"}), n)
+    from libra.runtime.isolation import IsolatedRuntime
+
+    with IsolatedRuntime(functools.partial(make_runtime, args.products), n_workers=1, timeout_s=120, context="fork") as iso:
+        _, iso_signed = iso.invoke(iso.fresh(), "Warehouse.sign_in", {"user": "ann"})
+        results["isolated-read"] = per_call(lambda i: iso.invoke(iso_signed, "Warehouse.get_product", {"product_id": f"P{i:05d}"}), n)
+        results["isolated-write"] = per_call(lambda i: iso.invoke(iso_signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)
     rows = {k: round(v * 1000, 2) for k, v in results.items()}
     print(f"state {size_mb:.2f} MB pickled; fresh() {fresh_s * 1000:.0f} ms; ms per call: {rows}")
     save(args.out, {
