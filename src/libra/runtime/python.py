@@ -6,14 +6,17 @@ Why this shape:
   each tool module's own globals (the non-callable, non-module, non-dunder values that pickle, so a sign-in that
   stores a module-level token, or a module-level catalog, is state without any declaration), and the declared
   ``state_holders`` (state that lives elsewhere or does not pickle, e.g. a process-global context object:
-  ``name -> (get, set)`` where ``get()`` returns a picklable copy and ``set(value)`` puts one back). A call on
+  ``name -> (get, set)`` where ``get()`` returns a picklable copy and ``set(value)`` puts one back; an object
+  that defines ``__getstate__``/``__setstate__`` pickles, and so is found without a holder). A call on
   ``Class.method`` sees and changes its instance; ``module.function`` its module's globals; every call the
   holders. The assumption is that a tool only changes those, which holds for independent tool classes.
-- States are values: each owner is split into content-addressed :class:`~libra.runtime.base.StatePart` s (one
-  per attribute or global, big dicts/lists in chunks; see :mod:`libra.runtime.snapshot`), so a call costs in
-  proportion to what it touched: one live object per owner is patched to the state asked for, the sub-parts
-  whose pickled bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships only parts
-  a worker does not hold. The given state is never mutated (its parts are bytes).
+- States are values made of content-addressed :class:`~libra.runtime.base.StatePart` s (pickled bytes, so the
+  given state is never mutated). A small instance is one part; a big one (pickle over 64 KiB) and a module's
+  globals are split per attribute, big dicts/lists in chunks (see :mod:`libra.runtime.snapshot`), so a call
+  costs in proportion to what it touched: one live object per owner is patched to the state asked for, the
+  sub-parts whose pickled bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships
+  only parts a worker does not hold. While a runtime is in use it owns its modules' globals: restoring a state
+  rebinds them, so another module's ``from tools import CATALOG`` keeps the object it imported.
 - **Entropy is fixed per call** (:mod:`libra.runtime.entropy`): the clock reads a fixed instant (``clock``,
   default 2025-01-01 12:00 UTC), and ``os.urandom`` (so ``uuid4``, ``secrets``, ``SystemRandom``), the
   module-level ``random`` functions and every ``random.Random`` the owner holds are seeded from (state, tool,
