@@ -3,7 +3,10 @@
 A *view* turns a live object graph into plain JSON data: objects become ``{attribute: view}`` dicts, sets become
 sorted lists, datetimes ISO strings, and an object met a second time (a back reference such as
 ``Directory.parent`` or a "current directory" pointer) becomes ``{"$ref": "<path of its first occurrence>"}``.
-Views are what a state's content hash is computed from, and what diffs compare.
+Array-like values (a tuple ``shape``: DataFrames, arrays) are viewed through their own export (``to_dict()``,
+``tolist()``), and objects without ``__dict__`` through their pickling state, because their ``repr`` is
+truncated or silent about what changed. Views are what a state's content hash is computed from, and what diffs
+compare.
 
 A *diff* of two views of one part is::
 

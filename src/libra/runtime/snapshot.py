@@ -1,7 +1,8 @@
 """Snapshots of one stateful object (an instance, a module's globals) as content-addressed sub-parts.
 
-Why: a tool set backed by a few megabytes of records must not pay for the whole database on every call. The
-object's state is split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big dict/list
+Why: a tool set backed by a few megabytes of records must not pay for the whole database on every call. An
+instance whose pickle is small (:data:`SPLIT_BYTES`) stays one whole part, as splitting would only add work; a
+bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big dict/list
 attributes into chunks of :data:`CHUNK` consecutive entries, each with its own content key. A call then costs in
 proportion to what it touched:
 
