@@ -8,16 +8,22 @@ proportion to what it touched:
 
 - *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
   key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
-- *fingerprinting*: after the call every sub-part is re-pickled (C speed) and compared byte-for-byte with the
-  state's; only sub-parts whose bytes changed get a structural view and a content hash;
+- *fingerprinting*: after the call one pickle of the whole state (C speed) is compared with the one taken when
+  the live object last matched its parts, which settles a read; otherwise every sub-part is pickled and
+  compared byte-for-byte, and only those whose bytes changed get a structural view and a content hash;
 - *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
 - *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
 
 Pickling sub-parts separately would break objects shared between them (``self.cwd`` pointing into
-``self.root``, two attributes naming one list). So when anything changed, the pickler memos of all sub-parts are
-compared: attributes that share a mutable object are snapshotted together as one sub-part (a big attribute
-involved loses its chunking), and an object reachable from its own attributes, or whose class controls its own
-pickling (``__getstate__``, ``__reduce__``, ``__slots__``), is kept as one whole part. Sub-part names are
+``self.root``, two attributes naming one list). So when anything changed, the mutable objects in each changed
+sub-part's pickle (its pickler memo) are compared with those of every other sub-part (unchanged ones keep a
+cached set, checked against the identity of their values and those values' members): attributes that share a
+mutable object are snapshotted together as one sub-part (a big attribute involved loses its chunking), and an
+object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
+``__reduce__``, ``__slots__``), is kept as one whole part. Limitation: a call that replaces an unchanged
+attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
+as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
+with a bigger :data:`SPLIT_BYTES`. Sub-part names are
 ``Owner:attr``, ``Owner:a,b`` (a group) and ``Owner:attr#3`` (a chunk); a whole part is named ``Owner``.
 """
 
