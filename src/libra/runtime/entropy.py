@@ -74,8 +74,12 @@ def fixed_clock(clock: _dt.datetime | None) -> Iterator[None]:
     if clock is None:
         yield
         return
-    import time_machine
+    try:
+        import time_machine
+    except ImportError:
+        from ..errors import MissingDependencyError
 
+        raise MissingDependencyError("fixing the clock per call needs time-machine: pip install 'time-machine>=2.14,<4' (or pass clock=None)") from None
     with time_machine.travel(_destination(clock), tick=False):
         yield
 
