@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import functools
 import pickle
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -66,7 +65,7 @@ def main() -> None:
     cur = [signed]
 
     def write(i: int) -> None:
-        r, cur[0] = rt.invoke(cur[0], "Warehouse.order", {"product_id": f"P{i % 50:05d}"})
+        _, cur[0] = rt.invoke(cur[0], "Warehouse.order", {"product_id": f"P{i % 50:05d}"})
 
     results["write"] = per_call(write, n)
     results["write-from-fixed"] = per_call(lambda i: rt.invoke(signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)

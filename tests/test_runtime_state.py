@@ -182,7 +182,7 @@ def test_big_state_calls_cost_what_they_touch() -> None:
     size_mb = len(pickle.dumps(Warehouse(n), pickle.HIGHEST_PROTOCOL)) / 2**20
     assert size_mb > 2.5
     _, signed = rt.invoke(rt.fresh(), "Warehouse.sign_in", {"user": "ann"})
-    rec, ordered = rt.invoke(signed, "Warehouse.order", {"product_id": "P00001"})
+    _, ordered = rt.invoke(signed, "Warehouse.order", {"product_id": "P00001"})
     # the state is split into sub-parts, and a write replaces only the ones it touched
     assert len(signed.payload) > 20
     changed = {p.name for p in ordered.payload} ^ {p.name for p in signed.payload} | {
@@ -266,7 +266,7 @@ def test_self_referencing_and_small_instances_stay_whole() -> None:
     rec, s1 = rt.invoke(s0, "_Loop.grow", {})
     assert rec.output == 30001 and rec.state_changes == {"_Loop": {"changed": {}, "added": {"data[30000]": 30000}, "removed": {}}}
     assert rt.invoke(s1, "_Loop.grow", {})[0].output == 30002 and rt.invoke(s0, "_Loop.grow", {})[0].output == 30001
-    rec, s2 = rt.invoke(s0, "_Small.put", {"v": 5})
+    rec, _ = rt.invoke(s0, "_Small.put", {"v": 5})
     assert rec.state_changes == {"_Small": {"changed": {}, "added": {"a[1]": 5}, "removed": {}}}
 
 
@@ -353,7 +353,7 @@ def _random_walk(split: bool, seed: int, monkeypatch: pytest.MonkeyPatch) -> tup
         ("Folders.make", lambda: {"name": rng.choice("abc")}),
         ("Folders.enter", lambda: {"name": rng.choice("abc")}),
         ("Folders.write", lambda: {"file_name": rng.choice("xy"), "text": rng.choice(["1", "2"])}),
-        ("Folders.tree", lambda: {}),
+        ("Folders.tree", dict),
     ]
     states, log, ids = [rt.fresh()], [], {}
     for _ in range(250):

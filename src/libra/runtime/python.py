@@ -35,7 +35,6 @@ benchmark's official function docs) while keeping the introspected executables.
 
 from __future__ import annotations
 
-import __future__
 import copy
 import datetime as _dt
 import hashlib
@@ -104,7 +103,7 @@ def module_state(module: ModuleType) -> dict[str, Any]:
 
 #: global values that are machinery, not data: imported modules, ``from __future__`` directives, and loggers
 #: (configuration of the logging system whose level caches fill on first use, which would look like a write)
-_NOT_STATE: tuple[type, ...] = (ModuleType, __future__._Feature, logging.Logger)
+_NOT_STATE: tuple[type, ...] = (ModuleType, type(annotations), logging.Logger)  # annotations: a __future__ feature
 
 
 def error_key_rejection(output: Any) -> str | None:
