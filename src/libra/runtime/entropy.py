@@ -13,7 +13,9 @@ function of the state and the arguments). Tools reach for the clock and the OS r
   is :data:`FIXED_NOW`, 2025-01-01 12:00 UTC, with the process time zone set to UTC for the call: a recent date,
   so "is this date in the future" checks behave like today's for dates a user would write; noon, so the date is
   the same in any time zone a tool converts to; one constant, so results do not depend on when or where the
-  build ran. The monotonic clocks (``perf_counter``, ``monotonic``) are left alone: they measure durations.
+  build ran. The monotonic clocks (``perf_counter``, ``monotonic``) and ``time.sleep`` are left alone: they
+  measure and spend durations. A tool that polls the wall clock until a deadline passes would wait forever (the
+  isolated workers' timeout ends it); give such a catalog ``clock=None``.
 - **OS randomness**: ``os.urandom`` (and ``random``'s own reference to it, taken at import time, which serves
   ``random.SystemRandom`` and therefore ``secrets``; ``uuid.uuid4`` calls ``os.urandom``) returns a
   deterministic byte stream derived from the seed.
