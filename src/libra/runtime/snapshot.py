@@ -37,7 +37,6 @@ import pickle
 import random
 import types
 from dataclasses import dataclass, field
-from itertools import islice
 from typing import Any, Callable, Iterable
 
 from .base import StatePart
@@ -98,15 +97,11 @@ def _chunkable(value: Any) -> bool:
     return type(value) in (dict, list) and len(value) > 2 * CHUNK
 
 
-def _chunk(value: Any, i: int) -> Any:
-    lo, hi = i * CHUNK, (i + 1) * CHUNK
-    if type(value) is list:
-        return value[lo:hi]
-    return dict(islice(value.items(), lo, hi))
-
-
-def _n_chunks(value: Any) -> int:
-    return (len(value) + CHUNK - 1) // CHUNK
+def _chunks(value: Any) -> list[Any]:
+    """The chunks of a big dict or list: consecutive runs of :data:`CHUNK` entries, in order (one pass)."""
+    items = value if type(value) is list else list(value.items())
+    pieces = [items[lo : lo + CHUNK] for lo in range(0, len(items), CHUNK)]
+    return pieces if type(value) is list else [dict(p) for p in pieces]
 
 
 @dataclass
@@ -275,8 +270,7 @@ class Snapshotter:
             if attr in in_kept:
                 continue
             if _chunkable(value) and attr not in unchunk:
-                for i in range(_n_chunks(value)):
-                    piece = _chunk(value, i)
+                for i, piece in enumerate(_chunks(value)):
                     data, pickler = _dumps(piece)
                     units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
                 continue
@@ -463,11 +457,12 @@ class Snapshotter:
             if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")) == len(chunk_parts):
                 continue
             current = getattr(obj, attr, None)
+            current_pieces = _chunks(current) if type(current) in (dict, list) else []
             pieces = []
             for p in chunk_parts:
                 i = int(parse_label(p.name)[1].split("#", 1)[1])  # type: ignore[union-attr]
-                if live.keys.get(p.name) == p.key and current is not None:
-                    pieces.append(_chunk(current, i))
+                if live.keys.get(p.name) == p.key and i < len(current_pieces):
+                    pieces.append(current_pieces[i])
                 else:
                     pieces.append(pickle.loads(p.data))
             if isinstance(pieces[0], list):
