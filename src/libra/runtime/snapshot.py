@@ -32,6 +32,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import enum
+import functools
 import io
 import pickle
 import random
@@ -81,16 +82,19 @@ def _dumps(value: Any) -> tuple[bytes, Any]:
 
 def splittable(obj: Any) -> bool:
     """Whether an instance's state is exactly its ``__dict__`` (what default pickling saves), so it can be split."""
-    cls = type(obj)
-    if not hasattr(obj, "__dict__") or isinstance(obj, type):
+    if not hasattr(obj, "__dict__") or isinstance(obj, type) or not _default_pickling(type(obj)):
         return False
+    return all(isinstance(k, str) and k.isidentifier() for k in vars(obj))
+
+
+@functools.lru_cache(maxsize=1024)
+def _default_pickling(cls: type) -> bool:
+    """The class pickles its instances the default way: no ``__reduce__``/``__getstate__``/``__slots__`` of its own."""
     if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
         return False
     if getattr(cls, "__getstate__", object.__getstate__) is not object.__getstate__ or hasattr(cls, "__setstate__"):
         return False
-    if any("__slots__" in vars(k) for k in cls.__mro__[:-1]):
-        return False
-    return all(isinstance(k, str) and k.isidentifier() for k in vars(obj))
+    return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
 
 
 def _chunkable(value: Any) -> bool:
