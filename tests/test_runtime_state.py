@@ -18,6 +18,7 @@ from libra.catalog import Catalog
 from libra.runtime.diff import content_hash, diff_views, object_view
 from libra.runtime.python import PythonRuntime, status_of
 from tests.fixtures import module_shop, notes_app
+from tests.conftest import needs_bfcl
 from tests.state_toys import Folders, Warehouse
 
 LOGIN = {"username": "ann", "password": "pw1"}
@@ -382,3 +383,54 @@ def test_split_states_behave_exactly_like_whole_ones(monkeypatch: pytest.MonkeyP
     whole = _random_walk(False, 3, monkeypatch)
     assert len({entry[3] for entry in split[0]}) > 50  # the walk reaches many distinct states
     assert norm(split) == norm(whole)
+
+
+# -- BFCL behaves as before -------------------------------------------------------------------------------------
+BFCL_CALLS: list[tuple[str, dict[str, Any]]] = [
+    ("GorillaFileSystem.ls", {}), ("GorillaFileSystem.pwd", {}), ("GorillaFileSystem.touch", {"file_name": "a.txt"}),
+    ("GorillaFileSystem.mkdir", {"dir_name": "d"}), ("GorillaFileSystem.cd", {"folder": "d"}),
+    ("GorillaFileSystem.echo", {"content": "hi", "file_name": "a.txt"}), ("GorillaFileSystem.cat", {"file_name": "a.txt"}),
+    ("GorillaFileSystem.rm", {"file_name": "a.txt"}), ("MathAPI.add", {"a": 3, "b": 4}),
+    ("VehicleControlAPI.lockDoors", {"unlock": False, "door": ["driver"]}), ("VehicleControlAPI.startEngine", {"ignitionMode": "START"}),
+    ("VehicleControlAPI.pressBrakePedal", {"pedalPosition": 1.0}), ("TradingBot.get_watchlist", {}),
+    ("TradingBot.add_to_watchlist", {"stock": "AAPL"}), ("TradingBot.get_current_time", {}),
+    ("TwitterAPI.authenticate_twitter", {"username": "john", "password": "john123"}), ("TwitterAPI.post_tweet", {"content": "x"}),
+    ("TicketAPI.create_ticket", {"title": "t", "description": "d"}), ("TicketAPI.get_ticket", {"ticket_id": 1}),
+    ("MessageAPI.list_users", {}), ("MessageAPI.message_login", {"user_id": "USR001"}),
+    ("MessageAPI.send_message", {"receiver_id": "USR002", "message": "m"}), ("TravelAPI.list_all_airports", {}),
+    ("TravelAPI.authenticate_travel", {"client_id": "c", "client_secret": "s", "refresh_token": "r", "grant_type": "read_write", "user_first_name": "A", "user_last_name": "B"}),
+]
+
+
+def bfcl_walk(rt: Any) -> list[Any]:
+    """Every call above from the fresh state, then from the first 8 states those calls changed: (state number,
+    tool, record without its duration, next state number), state numbers in order of first appearance."""
+    ids: dict[str, int] = {}
+    out: list[Any] = []
+    frontier = [rt.fresh()]
+    ids[frontier[0].fingerprint] = 0
+    for depth in range(2):
+        nxt = []
+        for s in frontier:
+            for tool, args in BFCL_CALLS:
+                rec, s2 = rt.invoke(s, tool, args)
+                d = rec.to_dict()
+                d.pop("duration_ms")
+                out.append([ids.setdefault(s.fingerprint, len(ids)), tool, d, ids.setdefault(s2.fingerprint, len(ids))])
+                if depth == 0 and s2 != s:
+                    nxt.append(s2)
+        frontier = nxt[:8]
+    return out
+
+
+@needs_bfcl
+def test_bfcl_records_and_states_are_as_before() -> None:
+    import json
+    from pathlib import Path
+
+    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+
+    golden = json.loads((Path(__file__).parent / "fixtures" / "bfcl_walk_before.json").read_text())["records"]
+    now = json.loads(json.dumps(bfcl_walk(make_bfcl_runtime()), sort_keys=True, default=str))
+    assert len(now) == len(golden) == 216
+    assert now == golden
