@@ -45,7 +45,7 @@ from typing import Any
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError, MissingDependencyError
 from ..runtime.base import Runtime
-from ..runtime.python import PythonRuntime
+from ..runtime.python import PythonRuntime, error_key_rejection
 
 _PKG = "bfcl_eval.eval_checker.multi_turn_eval.func_source_code"
 #: class name -> module under func_source_code (also the function-doc file stem)
@@ -233,6 +233,7 @@ def build_bfcl_python_runtime(catalog: Catalog | None = None, initial_config: Ma
         call_context=_default_precision,
         trusted=True,  # pure Python, deepcopy/pickle-safe back ends
         name="bfcl",
+        rejection=error_key_rejection,  # the back ends refuse a call by returning {"error": message}
     )
 
 

@@ -336,10 +336,11 @@ class SciToolEvalRuntime:
 def build_scitooleval_python_runtime() -> SciToolEvalRuntime:
     """The in-process runtime; also what each isolated worker builds (module-level, so it pickles)."""
     _require_rdkit()
-    from ..runtime.python import PythonRuntime
+    from ..runtime.python import PythonRuntime, error_key_rejection
     from . import scitooleval_tools
 
-    inner = PythonRuntime.from_module(scitooleval_tools, trusted=False, name="scitooleval")
+    # the tools turn unusable input into {"error": message}: that is their rejection
+    inner = PythonRuntime.from_module(scitooleval_tools, trusted=False, name="scitooleval", rejection=error_key_rejection)
     catalog = Catalog([t for t in load_catalog() if t.executable], name="scitooleval")
     return SciToolEvalRuntime(inner, catalog)
 

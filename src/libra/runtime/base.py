@@ -172,13 +172,8 @@ class StatePart:
 
 def parts_fingerprint(parts: tuple[StatePart, ...]) -> str:
     """Fingerprint of a state made of parts: a hash of the parts' names and keys, in order."""
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p.name.encode())
-        h.update(b"\0")
-        h.update(p.key.encode())
-        h.update(b"\0")
-    return h.hexdigest()
+    # one update of the joined bytes: the same digest as updating part by part, at a fraction of the calls
+    return hashlib.sha256("".join(f"{p.name}\0{p.key}\0" for p in parts).encode()).hexdigest()
 
 
 @runtime_checkable

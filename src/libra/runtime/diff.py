@@ -3,7 +3,10 @@
 A *view* turns a live object graph into plain JSON data: objects become ``{attribute: view}`` dicts, sets become
 sorted lists, datetimes ISO strings, and an object met a second time (a back reference such as
 ``Directory.parent`` or a "current directory" pointer) becomes ``{"$ref": "<path of its first occurrence>"}``.
-Views are what a state's content hash is computed from, and what diffs compare.
+Array-like values (a tuple ``shape``: DataFrames, arrays) are viewed through their own export (``to_dict()``,
+``tolist()``), and objects without ``__dict__`` through their pickling state, because their ``repr`` is
+truncated or silent about what changed. Views are what a state's content hash is computed from, and what diffs
+compare.
 
 A *diff* of two views of one part is::
 
@@ -96,6 +99,9 @@ class _ViewBuilder:
             return value.hex()
         if isinstance(value, random.Random):
             return "<random>"
+        exported = _exported_content(value)
+        if exported is not _NOTHING:
+            return self.view(exported, path, depth + 1)
         if hasattr(value, "__dict__") and not callable(value):
             ref = self.seen.get(id(value))
             if ref is not None:
@@ -106,8 +112,58 @@ class _ViewBuilder:
                 for k, v in vars(value).items()
                 if k not in self.ignore and not isinstance(v, random.Random)
             }
+        state = _slot_state(value)
+        if state is not _NOTHING:
+            return self.view(state, path, depth + 1)
         # Anything else: a repr without memory addresses, so the content hash stays reproducible across processes.
         return _ADDRESS.sub("", repr(value))
+
+
+_NOTHING = object()
+_EXPORTERS = ("to_dict", "tolist", "to_list")
+
+
+def _exported_content(value: Any) -> Any:
+    """The full content of an array-like value (one with a ``shape``) through its own export method.
+
+    Why: tables and arrays (pandas/polars DataFrames and Series, numpy arrays) print a *truncated* ``repr`` and
+    keep their data in internal blocks, so neither the repr nor their attributes say what they hold: two frames
+    that differ in row 500 would hash alike. Such containers export their content with ``to_dict()`` (tables),
+    ``tolist()`` (numpy) or ``to_list()`` (polars Series); the view is the view of that export. Only values with
+    a tuple ``shape`` are asked, so ordinary objects that happen to define ``to_dict`` keep their attribute view.
+    Returns ``_NOTHING`` when the value is not array-like or its export fails.
+    """
+    if isinstance(value, type) or not isinstance(getattr(value, "shape", None), tuple):
+        return _NOTHING
+    for name in _EXPORTERS:
+        method = getattr(value, name, None)
+        if callable(method):
+            try:
+                return method()
+            except Exception:  # noqa: BLE001 - an export that needs arguments or fails: try the next one
+                continue
+    return _NOTHING
+
+
+def _slot_state(value: Any) -> Any:
+    """The pickling state of an object without ``__dict__`` (``__slots__`` classes, ``__getstate__`` holders).
+
+    Why: such objects are otherwise seen through their ``repr``, which often omits the fields that changed; the
+    state pickle would save is exactly the content that matters. ``_NOTHING`` if there is none or it fails.
+    """
+    if callable(value) or hasattr(value, "__dict__") or not hasattr(type(value), "__getstate__"):
+        return _NOTHING
+    try:
+        state = value.__getstate__()
+    except Exception:  # noqa: BLE001 - objects that refuse to be pickled keep their repr
+        return _NOTHING
+    if state is None or state is value:
+        return _NOTHING
+    if isinstance(state, tuple) and len(state) == 2 and state[0] is None:
+        state = state[1]  # object.__getstate__ of a __slots__ object: (None, {slot: value})
+    if isinstance(state, dict) and not state:
+        return _NOTHING
+    return state
 
 
 def content_hash(view: Any) -> str:

@@ -1,0 +1,542 @@
+"""Snapshots of one stateful object (an instance, a module's globals) as content-addressed sub-parts.
+
+Why: a tool set backed by a few megabytes of records must not pay for the whole database on every call. An
+instance whose pickle is small (:data:`SPLIT_BYTES`) stays one whole part, as splitting would only add work; a
+bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big dict/list
+attributes into chunks of :data:`CHUNK` consecutive entries, each with its own content key. A call then costs in
+proportion to what it touched:
+
+- *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
+  key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
+- *fingerprinting*: after the call one pickle of the whole state (C speed) is compared with the one taken when
+  the live object last matched its parts, which settles a read; otherwise every sub-part is pickled and
+  compared byte-for-byte, and only those whose bytes changed get a structural view and a content hash;
+- *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
+- *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
+
+Pickling sub-parts separately would break objects shared between them (``self.cwd`` pointing into
+``self.root``, two attributes naming one list). So when anything changed, the mutable objects in each changed
+sub-part's pickle (its pickler memo) are compared with those of every other sub-part (unchanged ones keep a
+cached set, checked against the identity of their values and those values' members): attributes that share a
+mutable object are snapshotted together as one sub-part (a big attribute involved loses its chunking), and an
+object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
+``__reduce__``, ``__slots__``), is kept as one whole part. Limitation: a call that replaces an unchanged
+attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
+as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
+with a bigger :data:`SPLIT_BYTES`. Sub-part names are
+``Owner:attr``, ``Owner:a,b`` (a group) and ``Owner:attr#3`` (a chunk); a whole part is named ``Owner``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import enum
+import functools
+import io
+import pickle
+import random
+import types
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+from .base import StatePart
+from .diff import _diff, _ViewBuilder, content_hash, index_path, key_path, object_view
+
+#: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
+CHUNK = 128
+#: an instance whose pickle is at most this many bytes stays one whole part: splitting costs a pickle per
+#: attribute and a sharing check, which only pays off once viewing and diffing the whole state costs more
+#: (a few milliseconds, around this size); module globals are always split (a module does not pickle)
+SPLIT_BYTES = 64 * 1024
+_PICKLE = pickle.HIGHEST_PROTOCOL
+#: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
+_SHAREABLE = (
+    str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, type,
+    types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
+    enum.Enum, _dt.date, _dt.time, _dt.timedelta, _dt.tzinfo, decimal.Decimal,
+)
+
+
+class Unsnapshotable(Exception):
+    """An instance attribute could not be pickled (modules skip such globals instead)."""
+
+
+@dataclass
+class Live:
+    """The one live object of an owner and the sub-parts (name -> key) it currently holds."""
+
+    obj: Any
+    keys: dict[str, str] = field(default_factory=dict)
+    #: a pickle of the whole live state when it last matched ``keys`` (a read call is detected by one comparison)
+    whole: bytes | None = None
+
+
+def _dumps(value: Any) -> tuple[bytes, Any]:
+    """Pickle ``value``; also return the pickler, whose memo lists every object the pickle contains."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, _PICKLE)
+    pickler.dump(value)
+    return buf.getvalue(), pickler
+
+
+def splittable(obj: Any) -> bool:
+    """Whether an instance's state is exactly its ``__dict__`` (what default pickling saves), so it can be split."""
+    if not hasattr(obj, "__dict__") or isinstance(obj, type) or not _default_pickling(type(obj)):
+        return False
+    return all(isinstance(k, str) and k.isidentifier() for k in vars(obj))
+
+
+@functools.lru_cache(maxsize=1024)
+def _default_pickling(cls: type) -> bool:
+    """The class pickles its instances the default way: no ``__reduce__``/``__getstate__``/``__slots__`` of its own."""
+    if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
+        return False
+    if getattr(cls, "__getstate__", object.__getstate__) is not object.__getstate__ or hasattr(cls, "__setstate__"):
+        return False
+    return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
+
+
+def _chunkable(value: Any) -> bool:
+    return type(value) in (dict, list) and len(value) > 2 * CHUNK
+
+
+def _chunks(value: Any) -> list[Any]:
+    """The chunks of a big dict or list: consecutive runs of :data:`CHUNK` entries, in order (one pass)."""
+    items = value if type(value) is list else list(value.items())
+    pieces = [items[lo : lo + CHUNK] for lo in range(0, len(items), CHUNK)]
+    return pieces if type(value) is list else [dict(p) for p in pieces]
+
+
+@dataclass
+class _Unit:
+    """One candidate sub-part: an attribute, a group of attributes (``a,b``) or a chunk (``attr#i``)."""
+
+    label: str
+    attrs: list[str]
+    data: bytes
+    value: Any  # what was pickled: {attr: value} for attributes and groups, the slice for a chunk
+    pickler: Any = None
+    container: Any = None  # the whole dict/list, on a chunked attribute's first chunk
+
+
+def _identity(unit: _Unit) -> int:
+    """Hash of the identities of a unit's attribute values and their direct members (cheap, C-level)."""
+    if unit.container is not None or "#" in unit.label:  # a chunk: its members are the attribute's members
+        piece = unit.value
+        return hash(tuple(map(id, piece.values() if isinstance(piece, dict) else piece)))
+    out: list[int] = []
+    for v in unit.value.values():
+        out.append(id(v))
+        if type(v) is dict:
+            out.extend(map(id, v.values()))
+        elif type(v) is list:
+            out.extend(map(id, v))
+    return hash(tuple(out))
+
+
+def parse_label(name: str) -> tuple[str, str | None]:
+    """``Owner:label`` -> (owner, label); a whole part's name is just ``Owner`` (label None)."""
+    owner, sep, label = name.partition(":")
+    return owner, (label if sep else None)
+
+
+class Snapshotter:
+    """Splits, snapshots, views and restores the state of one owner (see the module docstring)."""
+
+    def __init__(
+        self,
+        owner: str,
+        attrs: Callable[[Any], dict[str, Any]],
+        new_empty: Callable[[], Any],
+        ignore: frozenset[str],
+        remember: Callable[[str, Any], None],
+        recall: Callable[[str], Any],
+        skip_unpicklable: bool = False,
+        whole_only: bool = False,
+        always_split: bool = False,
+    ) -> None:
+        self.owner = owner
+        self.attrs = attrs
+        self.new_empty = new_empty
+        self.ignore = ignore
+        self.remember = remember
+        self.recall = recall
+        self.skip_unpicklable = skip_unpicklable
+        self.whole_only = whole_only
+        self.always_split = always_split
+        self.unpicklable: set[str] = set()
+        self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
+
+    # -- snapshot -----------------------------------------------------------------------------------------
+    def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, live: Live | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+        """The owner's parts after a call, reusing ``previous`` parts whose content did not change.
+
+        Returns (parts, old parts replaced, new parts); ``previous`` itself and two empty lists when nothing
+        changed. ``live`` (the live object's record, holding ``previous`` before the call) lets a call that
+        changed nothing be recognised by one pickle of the whole state instead of one per sub-part.
+        """
+        if not self._split(obj):
+            return self._result((self._whole_part(obj, previous),), previous)
+        try:
+            whole = pickle.dumps(obj if not self.always_split else self._state_attrs(obj), _PICKLE)
+        except Exception:  # noqa: BLE001 - the careful path reports what does not pickle
+            whole = None
+        if whole is not None and not self.always_split and len(whole) <= SPLIT_BYTES:
+            return self._result((self._whole_part(obj, previous, whole),), previous)
+        if live is None or whole is None:
+            if live is not None:
+                live.whole = None
+            return self._snapshot(obj, previous)
+        if previous is not None and live.whole is not None and whole == live.whole and live.keys == {p.name: p.key for p in previous}:
+            return previous, [], []
+        result = self._snapshot(obj, previous)
+        live.whole = whole
+        return result
+
+    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+        if not self._split(obj):
+            parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
+            return self._result(parts, previous)
+        prev = {parse_label(p.name)[1]: p for p in previous or ()}
+        unchunk: set[str] = set()
+        while True:
+            attrs, units = self._layout(obj, prev, unchunk)
+            if previous is not None and len(units) == len(previous) and all(
+                u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
+            ):
+                return previous, [], []
+            ids = [self._ids(u) for u in units]
+            if any(id(obj) in i for i in ids):
+                # the object is reachable from its own attributes: only a whole pickle keeps that
+                return self._result((self._whole_part(obj, previous),), previous)
+            # units that kept their bytes were separate parts before the call and still are: only the others
+            # can have come to share objects, so only they are compared with everything
+            changed = [k for k, u in enumerate(units) if u.label not in prev or prev[u.label].data != u.data]
+            groups = _shared_groups(ids, None if previous is None or 2 * len(changed) > len(units) else changed)
+            torn = {units[i].attrs[0] for g in groups if len(g) > 1 for i in g if "#" in units[i].label} - unchunk
+            if not torn:
+                break
+            unchunk |= torn  # a chunked attribute shares objects: snapshot it whole, with what it shares
+        final: list[_Unit] = []
+        for group in groups:
+            if len(group) == 1:
+                final.append(units[group[0]])
+                continue
+            names = [a for i in group for a in units[i].attrs]
+            wrapped = {a: attrs[a] for a in names}
+            final.append(_Unit(",".join(names), names, pickle.dumps(wrapped, _PICKLE), wrapped))
+        parts = tuple(self._part(u, prev.get(u.label)) for u in final)
+        return self._result(parts, previous)
+
+    @staticmethod
+    def _result(parts: tuple[StatePart, ...], previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+        old_keys = {p.key for p in previous or ()}
+        new_keys = {p.key for p in parts}
+        removed = [p for p in previous or () if p.key not in new_keys]
+        added = [p for p in parts if p.key not in old_keys]
+        if previous is not None and not removed and not added and [p.name for p in parts] == [p.name for p in previous]:
+            return previous, [], []
+        return parts, removed, added
+
+    def _split(self, obj: Any) -> bool:
+        return not self.whole_only and (self.always_split or splittable(obj))
+
+    def _state_attrs(self, obj: Any) -> dict[str, Any]:
+        attrs = self.attrs(obj)
+        if self.unpicklable:
+            attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
+        return attrs
+
+    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str]) -> tuple[dict[str, Any], list[_Unit]]:
+        """The object's units, pickled: groups of the previous state still intact, then attributes and chunks."""
+        attrs = self._state_attrs(obj)
+        kept: dict[str, _Unit] = {}
+        for label, part in prev.items():
+            if label is None or "," not in label:
+                continue
+            names = label.split(",")
+            if not all(n in attrs for n in names):
+                continue
+            wrapped = {n: attrs[n] for n in names}
+            try:
+                data, pickler = _dumps(wrapped)
+            except Exception:  # noqa: BLE001 - re-examined attribute by attribute below
+                continue
+            if data == part.data:
+                kept[names[0]] = _Unit(label, names, data, wrapped, pickler)
+        in_kept = {n for u in kept.values() for n in u.attrs}
+        units: list[_Unit] = []
+        for attr, value in attrs.items():
+            if attr in kept:
+                units.append(kept[attr])
+                continue
+            if attr in in_kept:
+                continue
+            if _chunkable(value) and attr not in unchunk:
+                for i, piece in enumerate(_chunks(value)):
+                    data, pickler = _dumps(piece)
+                    units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
+                continue
+            wrapped = {attr: value}
+            try:
+                data, pickler = _dumps(wrapped)
+            except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
+                if not self.skip_unpicklable:
+                    raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
+                self.unpicklable.add(attr)
+                continue
+            units.append(_Unit(attr, [attr], data, wrapped, pickler))
+        return attrs, units
+
+    def _ids(self, unit: _Unit) -> set[int]:
+        """Ids of the mutable objects a unit's pickle contains (cached while the unit's objects stay the same).
+
+        The cache is checked against the unit's bytes and the identity of its top-level values and their direct
+        members, so an attribute replaced by an equal copy is looked at again.
+        """
+        check = _identity(unit)
+        cached = self._id_cache.get(unit.label)
+        if cached is not None and cached[0] == check and cached[1] == unit.data:
+            ids = cached[2]
+        else:
+            memo = unit.pickler.memo.copy() if unit.pickler is not None else {}
+            ids = {i for i, (_, o) in memo.items() if not isinstance(o, _SHAREABLE)}
+            ids.discard(id(unit.value))  # the wrapper or slice made for pickling, not an object of the state
+            self._id_cache[unit.label] = (check, unit.data, ids)
+        if unit.container is not None:
+            ids = ids | {id(unit.container)}
+        return ids
+
+    def _part(self, unit: _Unit, old: StatePart | None) -> StatePart:
+        if old is not None and old.data == unit.data:
+            return old
+        name = f"{self.owner}:{unit.label}"
+        view = self.unit_view(name, unit.value)
+        key = f"{name}:{content_hash(view)}"
+        if old is not None and old.key == key:
+            return old
+        self.remember(key, view)
+        return StatePart(name, key, unit.data)
+
+    def _whole_part(self, obj: Any, previous: tuple[StatePart, ...] | None, data: bytes | None = None) -> StatePart:
+        if data is None:
+            try:
+                data = pickle.dumps(obj, _PICKLE)
+            except Exception as exc:  # noqa: BLE001
+                raise Unsnapshotable(f"{type(exc).__name__}: {exc}") from exc
+        old = previous[0] if previous is not None and len(previous) == 1 and previous[0].name == self.owner else None
+        if old is not None and old.data == data:
+            return old
+        view = _whole_view(obj, self.ignore)
+        key = f"{self.owner}:{content_hash(view)}"
+        if old is not None and old.key == key:
+            return old
+        self.remember(key, view)
+        return StatePart(self.owner, key, data)
+
+    # -- views --------------------------------------------------------------------------------------------
+    def unit_view(self, name: str, value: Any) -> Any:
+        """View of one sub-part's unpickled data, with paths relative to the owner (as a whole view has them)."""
+        label = parse_label(name)[1]
+        builder = _ViewBuilder(self.ignore)
+        if label is None:
+            return _whole_view(value, self.ignore)
+        if "#" in label:
+            attr, i = label.split("#", 1)
+            if isinstance(value, list):
+                offset = int(i) * CHUNK
+                return [builder.view(v, index_path(attr, offset + j), 2) for j, v in enumerate(value)]
+            return {str(k): builder.view(v, key_path(attr, str(k)), 2) for k, v in value.items()}
+        return {a: builder.view(v, key_path("", a), 1) for a, v in value.items() if a not in self.ignore and not isinstance(v, random.Random)}
+
+    def part_view(self, part: StatePart) -> Any:
+        view = self.recall(part.key)
+        if view is None:
+            view = self.unit_view(part.name, pickle.loads(part.data))
+            self.remember(part.key, view)
+        return view
+
+    def view(self, parts: Iterable[StatePart]) -> dict[str, Any]:
+        """The owner's whole view assembled from its parts (identical to a view of the whole object)."""
+        out: dict[str, Any] = {}
+        for part in parts:
+            label = parse_label(part.name)[1]
+            v = self.part_view(part)
+            if label is None:
+                return v
+            if "#" in label:
+                attr = label.split("#", 1)[0]
+                if isinstance(v, list):
+                    out.setdefault(attr, []).extend(v)
+                else:
+                    out.setdefault(attr, {}).update(v)
+            else:
+                out.update(v)
+        return out
+
+    def diff(self, removed: list[StatePart], added: list[StatePart]) -> dict[str, dict[str, Any]]:
+        """``state_changes`` of the owner from the replaced and the new parts only."""
+        before = self._partial(removed)
+        after = self._partial(added)
+        out: dict[str, dict[str, Any]] = {"changed": {}, "added": {}, "removed": {}}
+        for attr in list(before) + [a for a in after if a not in before]:
+            b, a = before.get(attr, _MISSING), after.get(attr, _MISSING)
+            path = key_path("", attr)
+            if a is _MISSING:
+                out["removed"][path] = _plain(b)
+            elif b is _MISSING:
+                out["added"][path] = _plain(a)
+            elif isinstance(b, _Slice) or isinstance(a, _Slice):
+                b_items, a_items = _indexed(b), _indexed(a)
+                for i, v in b_items.items():
+                    if i in a_items:
+                        _diff(v, a_items[i], index_path(path, i), out)
+                    else:
+                        out["removed"][index_path(path, i)] = v
+                for i, v in a_items.items():
+                    if i not in b_items:
+                        out["added"][index_path(path, i)] = v
+            else:
+                _diff(b, a, path, out)
+        return out
+
+    def _partial(self, parts: list[StatePart]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for part in parts:
+            label = parse_label(part.name)[1]
+            v = self.part_view(part)
+            if label is None:
+                out.update(v)
+                continue
+            if "#" in label:
+                attr, i = label.split("#", 1)
+                if isinstance(v, list):
+                    offset = int(i) * CHUNK
+                    out.setdefault(attr, _Slice()).items.update({offset + j: x for j, x in enumerate(v)})
+                else:
+                    out.setdefault(attr, {}).update(v)
+            else:
+                out.update(v)
+        return out
+
+    # -- restore ------------------------------------------------------------------------------------------
+    def restore(self, live: Live | None, parts: tuple[StatePart, ...], tracked: Callable[[Any], Iterable[str]] | None = None) -> Live:
+        """A live object holding ``parts``, made by patching ``live`` where it differs (or built anew)."""
+        if len(parts) == 1 and parse_label(parts[0].name)[1] is None:
+            p = parts[0]
+            if live is not None and live.keys == {p.name: p.key}:
+                return live
+            return Live(pickle.loads(p.data), {p.name: p.key})
+        wanted = {p.name: p.key for p in parts}
+        if live is not None and live.keys == wanted:
+            return live
+        if live is None or any(":" not in n for n in live.keys):
+            live = Live(self.new_empty(), {})
+        live.whole = None
+        obj = live.obj
+        target_attrs: list[str] = []
+        chunked: dict[str, list[StatePart]] = {}
+        labels = [p.name.partition(":")[2] for p in parts]
+        for p, label in zip(parts, labels):
+            if "#" in label:
+                attr = label.split("#", 1)[0]
+                if attr not in chunked:
+                    target_attrs.append(attr)
+                chunked.setdefault(attr, []).append(p)
+            else:
+                target_attrs.extend(label.split(","))
+        held = set(tracked(obj)) if tracked is not None else set(vars(obj))
+        for name in held - set(target_attrs):
+            try:
+                delattr(obj, name)
+            except AttributeError:
+                pass
+        for p, label in zip(parts, labels):
+            if "#" in label or live.keys.get(p.name) == p.key:
+                continue
+            for attr, value in pickle.loads(p.data).items():
+                setattr(obj, attr, value)
+        for attr, chunk_parts in chunked.items():
+            if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")) == len(chunk_parts):
+                continue
+            current = getattr(obj, attr, None)
+            current_pieces = _chunks(current) if type(current) in (dict, list) else []
+            pieces = []
+            for p in chunk_parts:
+                i = int(parse_label(p.name)[1].split("#", 1)[1])  # type: ignore[union-attr]
+                if live.keys.get(p.name) == p.key and i < len(current_pieces):
+                    pieces.append(current_pieces[i])
+                else:
+                    pieces.append(pickle.loads(p.data))
+            if isinstance(pieces[0], list):
+                setattr(obj, attr, [x for piece in pieces for x in piece])
+            else:
+                merged: dict[Any, Any] = {}
+                for piece in pieces:
+                    merged.update(piece)
+                setattr(obj, attr, merged)
+        live.keys = wanted
+        return live
+
+
+def _whole_view(obj: Any, ignore: frozenset[str]) -> Any:
+    """View of a whole part: an object's attributes, or any other value (a declared holder's state) as is."""
+    if hasattr(obj, "__dict__") and not isinstance(obj, type):
+        return object_view(obj, ignore)
+    return _ViewBuilder(ignore).view(obj, "", 1)
+
+
+class _Slice:
+    """Items of a list attribute known by index (some chunks of it), for diffing chunk by chunk."""
+
+    def __init__(self) -> None:
+        self.items: dict[int, Any] = {}
+
+
+_MISSING = object()
+
+
+def _indexed(value: Any) -> dict[int, Any]:
+    if isinstance(value, _Slice):
+        return value.items
+    if isinstance(value, list):
+        return dict(enumerate(value))
+    return {}
+
+
+def _plain(value: Any) -> Any:
+    return [value.items[i] for i in sorted(value.items)] if isinstance(value, _Slice) else value
+
+
+def _shared_groups(ids: list[set[int]], changed: list[int] | None = None) -> list[list[int]]:
+    """Indices of units whose mutable objects overlap, as connected groups in order (singletons included).
+
+    With ``changed`` given, only pairs involving a changed unit are compared (the others are known apart).
+    """
+    parent = list(range(len(ids)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    if changed is not None:
+        for k in changed:
+            for j in range(len(ids)):
+                if j != k and not ids[k].isdisjoint(ids[j]):
+                    parent[find(j)] = find(k)
+    else:
+        owner_of: dict[int, int] = {}
+        seen: set[int] = set()
+        for k, unit_ids in enumerate(ids):
+            for obj_id in unit_ids & seen:
+                parent[find(k)] = find(owner_of[obj_id])
+            new = unit_ids - seen
+            seen |= new
+            owner_of.update(dict.fromkeys(new, k))
+    groups: dict[int, list[int]] = {}
+    for i in range(len(ids)):
+        groups.setdefault(find(i), []).append(i)
+    return sorted(groups.values(), key=lambda g: g[0])
