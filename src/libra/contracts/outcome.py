@@ -6,6 +6,7 @@ revision instead of re-running the tool.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from dataclasses import dataclass
@@ -125,3 +126,106 @@ def extract(contract: Contract, template_args: dict[str, Any], record: Invocatio
             if is_scalar(m.obj):
                 out.append(Extracted(exp.name, exp.source, m.path, m.obj, _labels(m)))
     return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Refusals reported as data
+# ---------------------------------------------------------------------------------------------------------------
+
+#: Text that opens with an error word: "Error: ...", "Database error: no such table", "ValueError: ...", "Failed to
+#: connect". Many tools return a refusal as a plain string instead of raising. The error word must close the
+#: opening clause (a colon, "!", the end of the text, or "occurred/while/during" next), so a file named
+#: ``error.log`` or a title such as "Errors in survey data" stays data.
+FAILURE_TEXT = (
+    r"(?i)^\W*(?:[a-z]+[ _-]){0,2}?[a-z]*(?:error|exception|failure)\s*(?:[:!]|$|\s(?:occurred|while|during)\b)"
+    r"|^\W*(?:failed|unable) to\b"
+)
+#: A boolean field named as the call's own verdict (``success``, ``login_status``, ``is_valid``, ``verifiedOk``).
+FLAG_NAME = (
+    r"(?:^|_)(?:status|success|successful|succeeded|ok|valid|verified|authenticated|authorized)$"
+    r"|[a-z0-9](?:Status|Success|Successful|Succeeded|Ok|Valid|Verified|Authenticated|Authorized)$"
+)
+
+_NON_EMPTY = {"not": {"enum": [None, "", False, 0, [], {}]}}
+_FAILURE_TEXT: dict[str, Any] = {"type": "string", "pattern": FAILURE_TEXT}
+#: One refusal: error text, an object carrying a non-empty ``error``/``errors`` value, or an object whose only
+#: field is error text (``{"message": "Error: ..."}``).
+REFUSAL_ITEM: dict[str, Any] = {
+    "anyOf": [
+        _FAILURE_TEXT,
+        {"type": "object", "required": ["error"], "properties": {"error": _NON_EMPTY}},
+        {"type": "object", "required": ["errors"], "properties": {"errors": _NON_EMPTY}},
+        {"type": "object", "minProperties": 1, "maxProperties": 1, "additionalProperties": _FAILURE_TEXT},
+    ]
+}
+#: A payload that is a refusal: one refusal item, or a non-empty list holding nothing but refusal items (a read
+#: that answers ``["Error: not authenticated"]`` instead of the records).
+REFUSAL_PAYLOAD: dict[str, Any] = {"anyOf": [REFUSAL_ITEM, {"type": "array", "minItems": 1, "items": REFUSAL_ITEM}]}
+#: An object whose verdict flag is false (``{"verification_status": false, ...}``).
+FALSE_FLAG: dict[str, Any] = {"type": "object", "not": {"patternProperties": {FLAG_NAME: {"not": {"const": False}}}}}
+
+
+def refusal_schema(flags: bool) -> dict[str, Any]:
+    """Records whose status says success but whose payload says the call was refused.
+
+    Tools often answer a refusal with data rather than an exception; counting those records as successes hides
+    every gate (a read that needs a sign-in looks like it works from the fresh state). With ``flags`` -- for
+    tools that act or verify, never for reads, where a boolean is the answer -- an object whose verdict flag is
+    false is a refusal too, provided the call changed nothing: turning a setting off may well report
+    ``{"wifi_status": false}``, and that call changed the state.
+    """
+    ways: list[dict[str, Any]] = [{"properties": {"output": REFUSAL_PAYLOAD}}]
+    if flags:
+        ways.append({"properties": {"output": FALSE_FLAG, "state_changes": {"maxProperties": 0}}})
+    return {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status", "output"], "anyOf": ways}
+
+
+def with_refusals(success: dict[str, Any], failure: dict[str, Any], refusal: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """S+ without the refusals and S- with them: the pair stays disjoint, and a refusal counts as a failure.
+
+    The refusal schema sits once under ``$defs`` of each schema, referenced by name, so both stay readable.
+    """
+    s = {k: copy.deepcopy(v) for k, v in success.items() if k != "$defs"}
+    defs = {**success.get("$defs", {}), "refusal": copy.deepcopy(refusal)}
+    s = {**s, "not": {"$ref": "#/$defs/refusal"}, "$defs": defs} if "not" not in s else {"allOf": [s, {"not": {"$ref": "#/$defs/refusal"}}], "$defs": defs}
+    f_defs = {**failure.get("$defs", {}), "refusal": copy.deepcopy(refusal)}
+    f = {k: copy.deepcopy(v) for k, v in failure.items() if k != "$defs"}
+    return s, {"anyOf": [f, {"$ref": "#/$defs/refusal"}], "$defs": f_defs}
+
+
+def refusal_of(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """The refusal schema an outcome schema carries (see :func:`with_refusals`), if any."""
+    defs = schema.get("$defs") if isinstance(schema, dict) else None
+    return defs.get("refusal") if isinstance(defs, dict) else None
+
+
+def _refusal_text(value: Any, depth: int = 0) -> str | None:
+    if depth > 3:
+        return None
+    if isinstance(value, str):
+        return value if schema_accepts(_FAILURE_TEXT, value) else None
+    if isinstance(value, dict):
+        for key in ("error", "errors"):
+            if value.get(key) not in (None, "", False, 0, [], {}):
+                inner = value[key]
+                return inner if isinstance(inner, str) else _refusal_text(inner, depth + 1) or json.dumps(inner)
+        if len(value) == 1:
+            return _refusal_text(next(iter(value.values())), depth + 1)
+        if any(v is False and re.search(FLAG_NAME, str(k)) for k, v in value.items()):
+            # a false verdict flag: the message is the text beside it ("message", "verification_failure")
+            return next((v for v in value.values() if isinstance(v, str) and " " in v.strip()), None)
+        return None
+    if isinstance(value, list) and value:
+        return _refusal_text(value[0], depth + 1)
+    return None
+
+
+def rejection_message(record: InvocationRecord | dict[str, Any]) -> str | None:
+    """The text a tool gave when it refused a call: the record's error, else refusal text in its payload.
+
+    Validation messages ("phone must start with '+'") are what the revision loop repairs literals from.
+    """
+    rec = record_dict(record)
+    if rec.get("status") in ("rejected", "error") and rec.get("error"):
+        return str(rec["error"])
+    return _refusal_text(rec.get("output"))
