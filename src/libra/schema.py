@@ -293,7 +293,7 @@ def sentinel_for(schema: dict[str, Any]) -> Any | None:
 # the tool rejected for its form with one the message describes -- the paper's feedback loop, without an LLM.
 
 _QUOTED = re.compile(r"""['"`\u2018\u2019\u201c\u201d]([^'"`\u2018\u2019\u201c\u201d]{1,60})['"`\u2018\u2019\u201c\u201d]""")
-_AFFIX = re.compile(r"\b(?:must|should|has to|needs? to)\s+(?:start|begin|end)\s+with\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|(\S{1,10}?))[.,;)]?(?:\s|$)", re.I)
+_AFFIX = re.compile(r"\b(?:(?:must|should|has to|needs? to)\s+(?:start|begin|end)\s+with|(?:be\s+)?(?:prefixed|suffixed)\s+(?:with|by))\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|(\S{1,10}?))[.,;)]?(?:\s|$)", re.I)
 _OPTIONS_CUE = re.compile(
     r"\b(?:one of|expected|allowed(?: values| options| units)?|valid(?: values| options| choices| units)?|supported(?: values| options| units)?|choose from|options|accepted values|must be either|must be)\b\s*(?:are|is|include)?\s*[:=]?\s*(.+)",
     re.I,
@@ -399,16 +399,25 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
     format, an example the message gives, a stated bound; the first candidate that fits the parameter's schema
     and differs from the rejected value wins."""
     candidates: list[Any] = []
+    options = [v for v in (_typed(schema, o) for o in _options_in(message)) if v is not None]
     m = _AFFIX.search(message)
-    if m and isinstance(current, str):
+    if m:
         affix = m.group(1) or m.group(2)
-        ends = re.search(r"\bend\s+with", m.group(0), re.I)
-        candidates.append(current + affix if ends else affix + current.lstrip("+"))
-    for opt in _options_in(message):
-        val = _typed(schema, opt)
-        if val is not None and val != current:
-            candidates.append(val)
-            break
+        ends = re.search(r"\b(?:end\s+with|suffixed)", m.group(0), re.I)
+
+        def apply(v: str) -> str:
+            return v + affix if ends else affix + v.lstrip("+-")
+
+        # "one of a, b ... prefixed with +": the affix goes on an allowed value, not on the rejected one
+        candidates.extend(apply(o) for o in options if isinstance(o, str))
+        if isinstance(current, str):
+            candidates.append(apply(current))
+    if options and isinstance(current, str):
+        # a form an earlier repair gave the value (a leading "+") is kept on the allowed value that replaces it
+        lead = re.match(r"^[^\w\s]+", current)
+        if lead:
+            candidates.extend(lead.group(0) + o for o in options if isinstance(o, str) and not o.startswith(lead.group(0)))
+    candidates.extend(o for o in options if o != current)
     low = message.lower()
     if re.search(r"iso[ -]?8601|iso format|yyyy-mm-dd[t ]hh", low):
         candidates.append("2024-01-01T00:00:00")

@@ -193,16 +193,31 @@ FIXTURE = "fixture"
 FIXTURE_NODE = -1
 
 
+_PHRASE_END = {"of", "for", "to", "from", "sent", "in", "on", "at", "by", "with", "that", "which", "used", "returned", "is", "are", "was", "will", "must", "should", "can"}
+
+
+def _lead_phrase(description: str) -> str:
+    """The words a description opens with, up to its first preposition or verb: what the input *is*
+    ("The phone number to search for" -> "the phone number"; "The code sent to your email" -> "the code")."""
+    out: list[str] = []
+    for w in words(description):
+        if w in _PHRASE_END:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
 def fixture_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: PoolValue) -> float:
     """How well a fixture fits an input: the engine's rule for fills, on the checker's lexical score.
 
-    A fixture fits by name like any pooled value, and also fits any input whose description names it ("The
-    phone number to search for" names ``phone_number``): a sandbox fact the input's own text asks for.
+    A fixture fits by name like any pooled value, and also fits an input whose description says that is what it
+    is ("The phone number to search for" for ``phone_number``; "Your account phone_number" for ``username``): a
+    sandbox fact the input's own text asks for. Only the description's opening phrase counts, because a fixture
+    merely mentioned later ("the code sent to your email") names where the value came from, not what it is.
     """
     score = match_score(param, arg, param_schema, pv)
-    described = f" {' '.join(words(str(param_schema.get('description', ''))))} "
     named = " ".join(words(pv.export))
-    return max(score, 1.0) if named and f" {named} " in described else score
+    return max(score, 1.0) if named and f" {named} " in f" {_lead_phrase(str(param_schema.get('description', '')))} " else score
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -581,8 +596,30 @@ class _Checker:
                 r.template = keep[r.template.name]
         for run in self.runs.get(tool.name, []):
             self._classify(run)
+        self._promote_contrasts(tool, tc)
         self._rerun_changed(tool, tc, contract, new)
         return True
+
+    def _promote_contrasts(self, tool: Tool, tc: ToolCheck) -> None:
+        """After a revision, a call kept as a contrast may now read as the success the template's own run is not
+        (the revision accepted its shape): the same call from that state becomes the template's result."""
+        contract = self.contracts[tool.name]
+        for template, check in zip(contract.templates, tc.templates):
+            if template.expected != "success" or check.observed == "success":
+                continue
+            current = next((r for r in self.runs.get(tool.name, []) if r.template.name == template.name), None)
+            if current is None:
+                continue
+            better = next((r for r in self.contrast.get(tool.name, []) if r.template.name == template.name and r.args == current.args
+                           and classify(contract, r.record) == "success"), None)
+            if better is None:
+                continue
+            self.runs[tool.name] = [better if r is current else r for r in self.runs[tool.name]]
+            self.contrast[tool.name] = [current if r is better else r for r in self.contrast[tool.name]]
+            better.template, better.check = template, check
+            check.status, check.error = better.record.get("status"), better.record.get("error")
+            self._classify(better)
+            check.gated_by = self._last_change(better.parent) if better.parent is not None else None
 
     def _rerun_changed(self, tool: Tool, tc: ToolCheck, old: Contract, new: Contract) -> None:
         """Run again the templates a revision rewrote under the same name (a literal repaired from a rejection):
