@@ -603,9 +603,7 @@ def _repair_success_shape(contract: Contract, tool: Tool, rec: dict[str, Any], c
         }
         refusal = refusal_of(contract.success)
         refusal = {"anyOf": [refusal, learned]} if refusal is not None else learned
-        base_s = {k: v for k, v in contract.success.items() if k not in ("$defs", "not")} if refusal_of(contract.success) else contract.success
-        base_f = contract.failure["anyOf"][0] if refusal_of(contract.failure) else contract.failure
-        contract.success, contract.failure = with_refusals(base_s, base_f, refusal)
+        contract.success, contract.failure = with_refusals(contract.success, contract.failure, refusal)
         return [f"output shaped as {_describe_shape(shape)} appears only where other calls of this tool succeed with another shape: learned as a refusal"]
     out_schema = contract.success.get("properties", {}).get("output")
     if not (isinstance(out_schema, dict) and "type" in out_schema):

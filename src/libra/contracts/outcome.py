@@ -184,13 +184,23 @@ def with_refusals(success: dict[str, Any], failure: dict[str, Any], refusal: dic
     """S+ without the refusals and S- with them: the pair stays disjoint, and a refusal counts as a failure.
 
     The refusal schema sits once under ``$defs`` of each schema, referenced by name, so both stay readable.
+    Schemas that already carry one get the new refusal in its place (the call is idempotent).
     """
-    s = {k: copy.deepcopy(v) for k, v in success.items() if k != "$defs"}
-    defs = {**success.get("$defs", {}), "refusal": copy.deepcopy(refusal)}
-    s = {**s, "not": {"$ref": "#/$defs/refusal"}, "$defs": defs} if "not" not in s else {"allOf": [s, {"not": {"$ref": "#/$defs/refusal"}}], "$defs": defs}
-    f_defs = {**failure.get("$defs", {}), "refusal": copy.deepcopy(refusal)}
-    f = {k: copy.deepcopy(v) for k, v in failure.items() if k != "$defs"}
-    return s, {"anyOf": [f, {"$ref": "#/$defs/refusal"}], "$defs": f_defs}
+    ref = {"$ref": "#/$defs/refusal"}
+    if refusal_of(success) is not None:
+        s = copy.deepcopy(success)
+        s["$defs"]["refusal"] = copy.deepcopy(refusal)
+    else:
+        defs = {**copy.deepcopy(success.get("$defs", {})), "refusal": copy.deepcopy(refusal)}
+        body = {k: copy.deepcopy(v) for k, v in success.items() if k != "$defs"}
+        s = {**body, "not": ref, "$defs": defs} if "not" not in body else {"allOf": [body, {"not": ref}], "$defs": defs}
+    if refusal_of(failure) is not None:
+        f = copy.deepcopy(failure)
+        f["$defs"]["refusal"] = copy.deepcopy(refusal)
+    else:
+        f_defs = {**copy.deepcopy(failure.get("$defs", {})), "refusal": copy.deepcopy(refusal)}
+        f = {"anyOf": [{k: copy.deepcopy(v) for k, v in failure.items() if k != "$defs"}, ref], "$defs": f_defs}
+    return s, f
 
 
 def refusal_of(schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -229,3 +239,22 @@ def rejection_message(record: InvocationRecord | dict[str, Any]) -> str | None:
     if rec.get("status") in ("rejected", "error") and rec.get("error"):
         return str(rec["error"])
     return _refusal_text(rec.get("output"))
+
+
+def without_refusals(success: dict[str, Any], failure: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The inverse of :func:`with_refusals`: the schemas as their author wrote them (for showing them back)."""
+    if refusal_of(success) is None:
+        return copy.deepcopy(success), copy.deepcopy(failure)
+
+    def defs_left(schema: dict[str, Any]) -> dict[str, Any]:
+        rest = {k: v for k, v in schema.get("$defs", {}).items() if k != "refusal"}
+        return {"$defs": copy.deepcopy(rest)} if rest else {}
+
+    if "allOf" in success and success["allOf"][-1:] == [{"not": {"$ref": "#/$defs/refusal"}}]:
+        s = {**copy.deepcopy(success["allOf"][0]), **defs_left(success)}
+    else:
+        s = {k: copy.deepcopy(v) for k, v in success.items() if k not in ("not", "$defs")} | defs_left(success)
+    f = failure
+    if refusal_of(failure) is not None and isinstance(failure.get("anyOf"), list) and failure["anyOf"][-1:] == [{"$ref": "#/$defs/refusal"}]:
+        f = {**copy.deepcopy(failure["anyOf"][0]), **defs_left(failure)}
+    return s, copy.deepcopy(f)
