@@ -12,7 +12,8 @@ import pytest
 
 from libra.catalog import Catalog
 from libra.contracts import check_contracts, classify, propose, revise
-from libra.contracts.outcome import rejection_message
+from libra.contracts.model import Contract
+from libra.contracts.outcome import _split_refusals, refusal_schema, rejection_message, schema_accepts, schema_key, with_refusals
 from libra.runtime.python import PythonRuntime
 from libra.schema import message_parameter, repair_literal
 
@@ -312,3 +313,28 @@ def test_checking_offers_fixtures_to_inputs_whose_name_or_description_fits() -> 
     assert find.observed == "success" and find.bindings["phone_number"]["tool"] == "fixture"
     balance = summary.per_tool["Crm.get_balance"].templates[0]
     assert balance.observed == "success" and balance.bindings["account"]["export"] == "phone_number"
+
+
+def test_fast_refusal_check_agrees_with_the_schema() -> None:
+    """classify() decides the standard refusal schema in Python; it must give the schema's own verdict."""
+    outputs = [
+        None, "", "ok", "Error: no", "Database error: no such table", "error.log", "Failed to connect", "ValueError: x",
+        [], ["a"], ["Error: a"], ["Error: a", "b"], [{"error": "x"}], [{"error": None}], [{"errors": []}], [{"errors": ["e"]}],
+        {"error": 404}, {"error": 0}, {"error": False}, {"message": "Error: x"}, {"message": "fine"}, {"a": 1, "b": "Error: x"},
+        {"login_status": False}, {"login_status": 0}, {"loginStatus": False}, {"took": False}, {"is_valid": False, "m": "x"},
+        {"success": True}, {"wifi_status": False}, 3, True, 1.5,
+    ]
+    base_s = {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status"]}
+    base_f = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}
+    for flags in (True, False):
+        success, failure = with_refusals(base_s, base_f, refusal_schema(flags))
+        contract = Contract("t", [], [], success, failure)
+        assert _split_refusals(schema_key(success), schema_key(failure)) is not None  # the fast path is taken
+        for status in ("success", "rejected"):
+            for out in outputs:
+                for changes in ({}, None, {"X": {"added": {"a": 1}}}, []):
+                    rec = record(out, status, changes)
+                    rec["state_changes"] = changes
+                    ok, bad = schema_accepts(success, rec), schema_accepts(failure, rec)
+                    expected = "success" if ok and not bad else "failure" if bad and not ok else "unmatched"
+                    assert classify(contract, rec) == expected, (flags, rec)

@@ -27,9 +27,29 @@ def _validator(schema_json: str) -> jsonschema.Draft202012Validator:
     return jsonschema.Draft202012Validator(json.loads(schema_json))
 
 
+_KEYS: dict[int, tuple[Any, str]] = {}
+
+
+def schema_key(schema: Any) -> str:
+    """A schema's canonical JSON text, remembered per schema object.
+
+    Outcome schemas are validated against every record a build produces; serialising them each time cost more
+    than validating. A remembered text is reused only while the object still equals the snapshot it was made
+    from, so a schema edited in place (as revision does) gets a fresh key.
+    """
+    hit = _KEYS.get(id(schema))
+    if hit is not None and hit[0] == schema:
+        return hit[1]
+    text = json.dumps(schema, sort_keys=True)
+    if len(_KEYS) > 4096:
+        _KEYS.clear()
+    _KEYS[id(schema)] = (copy.deepcopy(schema), text)
+    return text
+
+
 def schema_accepts(schema: dict[str, Any], instance: Any) -> bool:
     """Validation with compiled validators cached by schema text (outcome schemas repeat across many records)."""
-    return _validator(json.dumps(schema, sort_keys=True)).is_valid(instance)
+    return _validator(schema_key(schema)).is_valid(instance)
 
 
 def record_dict(record: InvocationRecord | dict[str, Any]) -> dict[str, Any]:
@@ -43,8 +63,15 @@ def classify(contract: Contract, record: InvocationRecord | dict[str, Any]) -> O
     overlap is a contract defect that revision should repair, not a success to count.
     """
     rec = record_dict(record)
-    ok = schema_accepts(contract.success, rec)
-    bad = schema_accepts(contract.failure, rec)
+    success, failure = schema_key(contract.success), schema_key(contract.failure)
+    split = _split_refusals(success, failure)
+    if split is None:
+        ok, bad = _validator(success).is_valid(rec), _validator(failure).is_valid(rec)
+    else:
+        # Same verdict as validating the two schemas, with the refusal (the costly part) decided once.
+        refused = _refused(split[2], rec)
+        ok = not refused and _validator(split[0]).is_valid(rec)
+        bad = refused or _validator(split[1]).is_valid(rec)
     if ok and not bad:
         return "success"
     if bad and not ok:
@@ -258,3 +285,93 @@ def without_refusals(success: dict[str, Any], failure: dict[str, Any]) -> tuple[
     if refusal_of(failure) is not None and isinstance(failure.get("anyOf"), list) and failure["anyOf"][-1:] == [{"$ref": "#/$defs/refusal"}]:
         f = {**copy.deepcopy(failure["anyOf"][0]), **defs_left(failure)}
     return s, copy.deepcopy(f)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Deciding refusals fast
+# ---------------------------------------------------------------------------------------------------------------
+# The engine classifies tens of thousands of records per build; validating the refusal schema with jsonschema for
+# every record (twice: S+ and S-) cost twenty times the plain status split. classify() therefore splits a pair
+# built by with_refusals() into its bodies and its refusal, and decides the standard refusal schema with the
+# Python predicate below, which mirrors refusal_schema() clause by clause (tests check the two agree). Anything
+# else -- refusal shapes learned in revision, schemas written by hand or by a model -- is validated as written.
+
+
+@lru_cache(maxsize=4096)
+def _split_refusals(success_json: str, failure_json: str) -> tuple[str, str, str] | None:
+    """(S+ body, S- body, refusal) as JSON texts when the pair has exactly the :func:`with_refusals` form."""
+    success, failure = json.loads(success_json), json.loads(failure_json)
+    refusal = refusal_of(success)
+    if refusal is None or refusal_of(failure) != refusal:
+        return None
+    base_s, base_f = without_refusals(success, failure)
+    if with_refusals(base_s, base_f, refusal) != (success, failure):
+        return None
+    return json.dumps(base_s, sort_keys=True), json.dumps(base_f, sort_keys=True), json.dumps(refusal, sort_keys=True)
+
+
+def _refusal_parts(schema: dict[str, Any]) -> tuple[bool | None, list[dict[str, Any]]]:
+    """A refusal schema as (flags of its standard part or None, the other alternatives)."""
+    for flags in (True, False):
+        if schema == refusal_schema(flags):
+            return flags, []
+    if set(schema) == {"anyOf"} and isinstance(schema["anyOf"], list):
+        found: bool | None = None
+        rest: list[dict[str, Any]] = []
+        for alt in schema["anyOf"]:
+            flags, more = _refusal_parts(alt) if isinstance(alt, dict) else (None, [alt])
+            if flags is not None and found is None:
+                found = flags
+            elif flags is not None:
+                rest.append(refusal_schema(flags))
+            rest.extend(more)
+        return found, rest
+    return None, [schema]
+
+
+@lru_cache(maxsize=4096)
+def _compiled_refusal(refusal_json: str) -> tuple[bool | None, tuple[str, ...]]:
+    flags, rest = _refusal_parts(json.loads(refusal_json))
+    return flags, tuple(json.dumps(r, sort_keys=True) for r in rest)
+
+
+_FAILURE_RE = re.compile(FAILURE_TEXT)
+_FLAG_RE = re.compile(FLAG_NAME)
+_EMPTY = (None, "", False, 0, [], {})
+
+
+def _text_refusal(value: Any) -> bool:
+    return isinstance(value, str) and _FAILURE_RE.search(value) is not None
+
+
+def _item_refusal(value: Any) -> bool:
+    """:data:`REFUSAL_ITEM` as a predicate."""
+    if _text_refusal(value):
+        return True
+    if not isinstance(value, dict):
+        return False
+    if any(key in value and value[key] not in _EMPTY for key in ("error", "errors")):
+        return True
+    return len(value) == 1 and _text_refusal(next(iter(value.values())))
+
+
+def _standard_refusal(rec: Any, flags: bool) -> bool:
+    """:func:`refusal_schema` as a predicate."""
+    if not isinstance(rec, dict) or "output" not in rec or rec.get("status", None) != "success" or "status" not in rec:
+        return False
+    out = rec["output"]
+    if _item_refusal(out) or (isinstance(out, list) and out and all(_item_refusal(v) for v in out)):
+        return True
+    if not flags or not isinstance(out, dict):
+        return False
+    changes = rec.get("state_changes")
+    if isinstance(changes, dict) and changes:
+        return False
+    return any(v is False and _FLAG_RE.search(k) for k, v in out.items())
+
+
+def _refused(refusal_json: str, rec: Any) -> bool:
+    flags, rest = _compiled_refusal(refusal_json)
+    if flags is not None and _standard_refusal(rec, flags):
+        return True
+    return any(_validator(r).is_valid(rec) for r in rest)
