@@ -256,6 +256,8 @@ def test_rejected_literals_are_repaired_from_the_message_and_rerun() -> None:
         ("day", {"type": "string"}, "hello", "Invalid date: use the format YYYY-MM-DD", "2024-01-01"),
         ("code", {"type": "string"}, "hello", "Invalid code, e.g. 'AB12'", "AB12"),
         ("sort_by", {"type": "string"}, "+hello", "it must be one of rating, price and must be prefixed with + or -.", "+rating"),
+        ("path", {"type": "string"}, "x.txt", "path must start with /", "/x.txt"),
+        ("name", {"type": "string"}, "hello", "name must start with a letter", None),  # a word, not a literal affix
         ("x", {"type": "string"}, "hello", "Conversion from 'hello' to 'hello' is not supported", None),
         ("unit", {"type": "string", "enum": ["m", "ft"]}, "m", "unit must be one of: cm, mm", None),  # must fit the schema
     ],

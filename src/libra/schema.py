@@ -293,7 +293,7 @@ def sentinel_for(schema: dict[str, Any]) -> Any | None:
 # the tool rejected for its form with one the message describes -- the paper's feedback loop, without an LLM.
 
 _QUOTED = re.compile(r"""['"`\u2018\u2019\u201c\u201d]([^'"`\u2018\u2019\u201c\u201d]{1,60})['"`\u2018\u2019\u201c\u201d]""")
-_AFFIX = re.compile(r"\b(?:(?:must|should|has to|needs? to)\s+(?:start|begin|end)\s+with|(?:be\s+)?(?:prefixed|suffixed)\s+(?:with|by))\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|(\S{1,10}?))[.,;)]?(?:\s|$)", re.I)
+_AFFIX = re.compile(r"\b(?:(?:must|should|has to|needs? to)\s+(?:start|begin|end)\s+with|(?:be\s+)?(?:prefixed|suffixed)\s+(?:with|by))\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|([^\w\s'\"`]{1,3}))(?=[\s.,;)]|$)", re.I)
 _OPTIONS_CUE = re.compile(
     r"\b(?:one of|expected|allowed(?: values| options| units)?|valid(?: values| options| choices| units)?|supported(?: values| options| units)?|choose from|options|accepted values|must be either|must be)\b\s*(?:are|is|include)?\s*[:=]?\s*(.+)",
     re.I,
