@@ -27,6 +27,7 @@ from libra.contracts import (
 )
 from libra.contracts.llm import CALL_BUDGET, FALLBACK_FLAG, ReplyError, parse_reply, prompt_templates
 from libra.contracts.testing_server import OpenAIStubServer, Reply, ScriptedResponder, contract_json
+from libra.contracts.outcome import refusal_of, without_refusals
 from libra.errors import ConfigError
 from libra.runtime.python import PythonRuntime
 
@@ -362,7 +363,8 @@ def test_check_contracts_with_the_llm_proposer() -> None:
     # budget spent the offline reviser added those exports (revision 2, flagged).
     assert dep.proposer == "llm" and dep.revision == 2 and "revised" in dep.flags and FALLBACK_FLAG in dep.flags
     assert any("revision 1: llm" in n for n in dep.notes) and any(e.source == "state_changes" for e in dep.exports)
-    assert dep.success == success
+    # the model's S+ is kept as written; refusals reported as data are added around it (outcome.with_refusals)
+    assert without_refusals(dep.success, dep.failure)[0] == success and refusal_of(dep.success) is not None
     tc = summary.per_tool["Vault.deposit"]
     assert tc.valid and tc.revision == 2 and all(t.matched for t in tc.templates)
     assert tc.templates[0].bindings["account_id"]["tool"] == "Vault.open_account"

@@ -68,7 +68,7 @@ def contracts_cmd(
     try:
         with console.status(f"checking contracts of {len(catalog)} tools..."):
             initial = prop.propose_all(catalog) if hasattr(prop, "propose_all") else None
-            summary = check_contracts(catalog, runtime, initial, proposer=prop)
+            summary = check_contracts(catalog, runtime, initial, proposer=prop, fixtures=bench.fixtures())
     finally:
         runtime.close()
     counts = summary.counts()

@@ -19,7 +19,7 @@ from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from .offline import OfflineProposer, json_type, literal_for, schema_type, uncovered_leaves, words
+from .offline import OfflineProposer, json_type, literal_for, literal_repairs, schema_type, uncovered_leaves, words
 from .outcome import classify, extract
 from .validate import validate_contract
 
@@ -186,6 +186,38 @@ def match_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: Poo
 
 
 MIN_SCORE = 0.5
+#: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
+RETRY_STATES = 4
+#: Pool values that are sandbox fixtures (facts the runtime's operator knows) carry this tool name and node.
+FIXTURE = "fixture"
+FIXTURE_NODE = -1
+
+
+_PHRASE_END = {"of", "for", "to", "from", "sent", "in", "on", "at", "by", "with", "that", "which", "used", "returned", "is", "are", "was", "will", "must", "should", "can"}
+
+
+def _lead_phrase(description: str) -> str:
+    """The words a description opens with, up to its first preposition or verb: what the input *is*
+    ("The phone number to search for" -> "the phone number"; "The code sent to your email" -> "the code")."""
+    out: list[str] = []
+    for w in words(description):
+        if w in _PHRASE_END:
+            break
+        out.append(w)
+    return " ".join(out)
+
+
+def fixture_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: PoolValue) -> float:
+    """How well a fixture fits an input: the engine's rule for fills, on the checker's lexical score.
+
+    A fixture fits by name like any pooled value, and also fits an input whose description says that is what it
+    is ("The phone number to search for" for ``phone_number``; "Your account phone_number" for ``username``): a
+    sandbox fact the input's own text asks for. Only the description's opening phrase counts, because a fixture
+    merely mentioned later ("the code sent to your email") names where the value came from, not what it is.
+    """
+    score = match_score(param, arg, param_schema, pv)
+    named = " ".join(words(pv.export))
+    return max(score, 1.0) if named and f" {named} " in f" {_lead_phrase(str(param_schema.get('description', '')))} " else score
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -204,6 +236,8 @@ class TemplateCheck:
     arguments: dict[str, Any] | None = None
     bindings: dict[str, dict[str, Any]] = field(default_factory=dict)
     error: str | None = None
+    # The tool whose state change let this template succeed after it failed from an earlier state (a gate).
+    gated_by: str | None = None
 
     @property
     def matched(self) -> bool:
@@ -217,6 +251,9 @@ class ToolCheck:
     errors: list[str] = field(default_factory=list)
     revision: int = 0
     templates: list[TemplateCheck] = field(default_factory=list)
+    # What revisions learned, as their notes say it (a declared type the tool does not return, a refusal shape,
+    # a literal repaired from a rejection).
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -231,11 +268,13 @@ class CheckSummary:
     unbound: int = 0
     unmatched: int = 0
     calls: int = 0
+    gated: int = 0  # templates seen failing from one state and succeeding after another tool changed it
+    type_mismatches: int = 0  # tools whose declared response type the observed outputs contradicted
     per_tool: dict[str, ToolCheck] = field(default_factory=dict)
     contracts: dict[str, Contract] = field(default_factory=dict)
 
     def counts(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls")}
+        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls", "gated", "type_mismatches")}
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = self.counts()
@@ -266,7 +305,8 @@ class _Run:
 
 
 class _Checker:
-    def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int) -> None:
+    def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
+                 fixtures: dict[str, Any] | None = None) -> None:
         self.catalog = catalog
         self.runtime = runtime
         self.contracts = contracts
@@ -275,7 +315,11 @@ class _Checker:
         self.fresh = runtime.fresh()
         self.nodes: list[_Node] = []
         self.runs: dict[str, list[_Run]] = {}
+        # Calls kept only as feedback: the failing half of a contrast (same call, earlier state).
+        self.contrast: dict[str, list[_Run]] = {}
         self.calls = 0
+        # Sandbox fixtures are in every pool, from the fresh state on (they hold in it by definition).
+        self.fixtures = [PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())]
 
     # -- pool ----------------------------------------------------------------------------------------------
     def _lineage(self, node: int | None) -> list[_Node]:
@@ -321,8 +365,9 @@ class _Checker:
             return None, literal_args, {}
         best: tuple[float, int, int] | None = None
         chosen: tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None = None
-        for node in self.nodes:
-            pool = [v for n in self._lineage(node.id) for v in n.values]
+        bases: list[_Node | None] = ([None] if self.fixtures else []) + list(self.nodes)
+        for node in bases:
+            pool = (self.fixtures + [v for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
             args = dict(literal_args)
             binds: dict[str, dict[str, Any]] = {}
             total = 0.0
@@ -334,7 +379,7 @@ class _Checker:
                     val = _coerce(ps, pv.value)
                     if val is None:
                         continue
-                    s = match_score(p, arg, ps, pv)
+                    s = fixture_score(p, arg, ps, pv) if pv.tool == FIXTURE else match_score(p, arg, ps, pv)
                     if s >= MIN_SCORE:
                         scored.append((s, -pv.node, pv, val))
                 if not scored:
@@ -344,9 +389,9 @@ class _Checker:
                 binds[p] = {"tool": pv.tool, "export": pv.export, "source": pv.source, "path": pv.path, "score": round(s, 3)}
                 total += s
             else:
-                key = (total, -node.depth, -node.id)
+                key = (total, -node.depth, -node.id) if node is not None else (total, 0, 1)
                 if best is None or key > best:
-                    best, chosen = key, (node.id, args, binds)
+                    best, chosen = key, (node.id if node is not None else None, args, binds)
         return chosen
 
     # -- execution -----------------------------------------------------------------------------------------
@@ -383,15 +428,113 @@ class _Checker:
                     bound = (None, args, {p: {"constructed": True} for p in template.observations})
                 if bound is None:
                     continue
-                parent, args, binds = bound
-                state = self.fresh if parent is None else self.nodes[parent].state
-                record, post = self._invoke(state, tool.name, args)
-                check.arguments, check.bindings = args, binds
-                check.status, check.error = record.get("status"), record.get("error")
-                run = _Run(tool.name, template, check, args, record, post, parent)
-                self.runs.setdefault(tool.name, []).append(run)
-                self._classify(run)
+                self._execute(tool, template, check, *bound)
+                if template.expected == "success" and check.observed != "success":
+                    self._retry_with_fixtures(tool, template, check, bound[0], bound[1], bound[2])
                 ran += 1
+        return ran
+
+    def _execute(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None, args: dict[str, Any],
+                 binds: dict[str, dict[str, Any]]) -> _Run:
+        """Run one template from a base node and record it as the template's result."""
+        state = self.fresh if parent is None else self.nodes[parent].state
+        record, post = self._invoke(state, tool.name, args)
+        check.arguments, check.bindings = args, binds
+        check.status, check.error = record.get("status"), record.get("error")
+        run = _Run(tool.name, template, check, args, record, post, parent)
+        self.runs.setdefault(tool.name, []).append(run)
+        self._classify(run)
+        return run
+
+    def _adopt(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None, args: dict[str, Any],
+               binds: dict[str, dict[str, Any]]) -> bool:
+        """Run a variant of a template that did not succeed; keep it as the template's result if it succeeds.
+
+        The failed run stays as feedback (a contrast for revision); a failing variant is kept as feedback too.
+        """
+        old = next(r for r in reversed(self.runs[tool.name]) if r.template.name == template.name)
+        trial = TemplateCheck(template.name, template.expected)
+        run = self._execute(tool, template, trial, parent, args, binds)
+        self.runs[tool.name].remove(run if trial.observed != "success" else old)
+        self.contrast.setdefault(tool.name, []).append(run if trial.observed != "success" else old)
+        if trial.observed != "success":
+            return False
+        run.check = check
+        check.observed, check.arguments, check.bindings = trial.observed, trial.arguments, trial.bindings
+        check.status, check.error = trial.status, trial.error
+        return True
+
+    def _retry_with_fixtures(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None,
+                             args: dict[str, Any], binds: dict[str, dict[str, Any]]) -> None:
+        """Offer the sandbox's fixtures to the literal inputs of a success template the tool did not accept.
+
+        A literal is the proposer's guess; a fixture whose name or description fits the input is a value the
+        sandbox is known to hold (its test account's number, its user name). Tried only after the literal failed,
+        so a template that creates a new record with a fresh literal keeps its own value.
+        """
+        fixed = dict(args)
+        fills = dict(binds)
+        for p, a in template.arguments.items():
+            if a.kind != "literal":
+                continue
+            ps = tool.param_schema(p)
+            scored = [(fixture_score(p, Argument.observation(str(ps.get("description", "")), field=p), ps, pv), pv) for pv in self.fixtures]
+            scored = [(sc, pv) for sc, pv in scored if sc >= MIN_SCORE and _coerce(ps, pv.value) is not None]
+            if scored:
+                sc, pv = max(scored, key=lambda z: z[0])
+                if _coerce(ps, pv.value) != args.get(p):
+                    fixed[p] = _coerce(ps, pv.value)
+                    fills[p] = {"tool": FIXTURE, "export": pv.export, "source": FIXTURE, "path": "$", "score": round(sc, 3)}
+        if fixed != args:
+            self._adopt(tool, template, check, parent, fixed, fills)
+
+    def _last_change(self, node: int) -> str:
+        """The tool of the latest call on a node's lineage that changed the state: what the state hinges on
+        (states are tried shallowest first, so this is the one change the retried call needed)."""
+        for n in self._lineage(node):
+            before = self.fresh.fingerprint if n.parent is None else self.nodes[n.parent].state.fingerprint
+            if n.state.fingerprint != before:
+                return n.tool
+        return self.nodes[node].tool
+
+    def _same_group(self, tool: Tool, other: str) -> bool:
+        """One class or one app: the tools whose state changes most likely gate this one."""
+        if other.split(".")[0] == tool.name.split(".")[0] and "." in tool.name:
+            return True
+        return bool(tool.group) and other in self.catalog and self.catalog[other].group == tool.group
+
+    def retry_elsewhere(self, tool_checks: dict[str, ToolCheck], limit: int = RETRY_STATES) -> int:
+        """Re-run each failed success template that needs no observation from states other calls produced.
+
+        The same call before and after a state change is the contrast that shows a gate (a read refused until a
+        sign-in) and tells a refusal's payload from a success's. States are tried shallowest first (the fewest
+        calls that could make the difference), tools of the same group (one class, one app) before the rest, at
+        most ``limit`` distinct states per template; the first success becomes the template's result, with the
+        tool of the last state-changing call on that state's lineage as ``gated_by``.
+        """
+        ran = 0
+        for tool in self.catalog:
+            tc = tool_checks.get(tool.name)
+            if tc is None or not tc.valid or not tool.executable:
+                continue
+            for template, check in zip(self.contracts[tool.name].templates, tc.templates):
+                if template.expected != "success" or template.observations or check.observed in ("success", "unbound"):
+                    continue
+                run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
+                if run is None:
+                    continue
+                tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
+                tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
+                          for r in self.contrast.get(tool.name, []) if r.template.name == template.name}
+                bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, n.tool), n.depth, n.id))
+                for node in bases:
+                    if len(tried) > limit or node.state.fingerprint in tried:
+                        continue
+                    tried.add(node.state.fingerprint)
+                    ran += 1
+                    if self._adopt(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
+                        check.gated_by = self._last_change(node.id)
+                        break
         return ran
 
     def _classify(self, run: _Run) -> None:
@@ -412,16 +555,24 @@ class _Checker:
                 return True
             if run.check.observed == "success" and uncovered_leaves(contract, run.args, run.record):
                 return True
-        return False
+        if any(classify(contract, r.record) == "unmatched" for r in self.contrast.get(tool, [])):
+            return True
+        return bool(literal_repairs(contract, self.catalog[tool], self._feedback(tool)))
+
+    def _feedback(self, tool: str) -> list[dict[str, Any]]:
+        """Same-tool feedback: every template's current run, then the calls kept as contrasts."""
+        runs = self.runs.get(tool, []) + self.contrast.get(tool, [])
+        contract = self.contracts[tool]
+        return [
+            {"template": r.template.name, "expected": r.template.expected, "observed": classify(contract, r.record), "arguments": r.args, "record": r.record}
+            for r in runs
+        ]
 
     def revise(self, tool: Tool, tc: ToolCheck) -> bool:
         contract = self.contracts[tool.name]
         if contract.revision >= self.max_revisions or not self.needs_revision(tool.name):
             return False
-        feedback = [
-            {"template": r.template.name, "expected": r.template.expected, "observed": r.check.observed, "arguments": r.args, "record": r.record}
-            for r in self.runs.get(tool.name, [])
-        ]
+        feedback = self._feedback(tool.name)
         new = self.proposer.revise(contract, tool, feedback)
         if new is None:
             return False
@@ -431,6 +582,7 @@ class _Checker:
             return False
         self.contracts[tool.name] = new
         tc.revision = new.revision
+        tc.notes.extend(n for n in new.notes if n not in contract.notes)
         if [t.name for t in new.templates] != [t.name for t in contract.templates]:
             # A proposer may rewrite templates: keep results of the ones that survive, by name.
             old = {c.template: c for c in tc.templates}
@@ -439,11 +591,53 @@ class _Checker:
                 c.expected = t.expected
             keep = {t.name: t for t in new.templates}
             self.runs[tool.name] = [r for r in self.runs.get(tool.name, []) if r.template.name in keep]
+            self.contrast[tool.name] = [r for r in self.contrast.get(tool.name, []) if r.template.name in keep]
             for r in self.runs[tool.name]:
                 r.template = keep[r.template.name]
         for run in self.runs.get(tool.name, []):
             self._classify(run)
+        self._promote_contrasts(tool, tc)
+        self._rerun_changed(tool, tc, contract, new)
         return True
+
+    def _promote_contrasts(self, tool: Tool, tc: ToolCheck) -> None:
+        """After a revision, a call kept as a contrast may now read as the success the template's own run is not
+        (the revision accepted its shape): the same call from that state becomes the template's result."""
+        contract = self.contracts[tool.name]
+        for template, check in zip(contract.templates, tc.templates):
+            if template.expected != "success" or check.observed == "success":
+                continue
+            current = next((r for r in self.runs.get(tool.name, []) if r.template.name == template.name), None)
+            if current is None:
+                continue
+            better = next((r for r in self.contrast.get(tool.name, []) if r.template.name == template.name and r.args == current.args
+                           and classify(contract, r.record) == "success"), None)
+            if better is None:
+                continue
+            self.runs[tool.name] = [better if r is current else r for r in self.runs[tool.name]]
+            self.contrast[tool.name] = [current if r is better else r for r in self.contrast[tool.name]]
+            better.template, better.check = template, check
+            check.status, check.error = better.record.get("status"), better.record.get("error")
+            self._classify(better)
+            check.gated_by = self._last_change(better.parent) if better.parent is not None else None
+
+    def _rerun_changed(self, tool: Tool, tc: ToolCheck, old: Contract, new: Contract) -> None:
+        """Run again the templates a revision rewrote under the same name (a literal repaired from a rejection):
+        their stored run was a different call, so its result says nothing about the new template."""
+        before = {t.name: t.to_dict() for t in old.templates}
+        changed = {t.name for t in new.templates if t.name in before and before[t.name] != t.to_dict()}
+        if not changed:
+            return
+        stale = [r for r in self.runs.get(tool.name, []) if r.template.name in changed]
+        self.runs[tool.name] = [r for r in self.runs.get(tool.name, []) if r.template.name not in changed]
+        self.contrast.setdefault(tool.name, []).extend(stale)
+        for template, check in zip(new.templates, tc.templates):
+            if template.name not in changed:
+                continue
+            check.observed, check.gated_by = "unbound", None
+            bound = self._bind(tool, template)
+            if bound is not None:
+                self._execute(tool, template, check, *bound)
 
 
 def check_contracts(
@@ -454,12 +648,16 @@ def check_contracts(
     proposer: str | Proposer = "offline",
     passes: int = 3,
     max_revisions: int = MAX_REVISIONS,
+    fixtures: dict[str, Any] | None = None,
 ) -> CheckSummary:
     """Execute every contract's templates against ``runtime`` and revise contracts from same-tool feedback.
 
     Templates whose observations cannot be filled from values seen so far are reported as ``unbound``. Revised
     records are re-classified in place rather than re-executed: a call from the same state with the same
-    arguments is deterministic in a sandbox, and classification is a pure function of the record.
+    arguments is deterministic in a sandbox, and classification is a pure function of the record; a template a
+    revision rewrote is run again. ``fixtures`` (the benchmark's sandbox facts, e.g. its test account) are
+    offered to every input whose name or description fits them, as induction does. A success template that
+    failed is re-run from the states other calls produced, so a gate shows in checking (``gated_by``).
     """
     prop = get_proposer(proposer)
     contracts = dict(contracts) if contracts is not None else propose_contracts(catalog, prop)
@@ -473,10 +671,11 @@ def check_contracts(
         errors = validate_contract(contract.to_dict(), tool)
         tool_checks[tool.name] = ToolCheck(tool.name, valid=not errors, errors=errors, revision=contract.revision,
                                            templates=[TemplateCheck(t.name, t.expected) for t in contract.templates])
-    checker = _Checker(catalog, runtime, contracts, prop, max_revisions)
+    checker = _Checker(catalog, runtime, contracts, prop, max_revisions, fixtures)
     revised: set[str] = set()
     for _ in range(max(1, passes)):
         ran = checker.run_pending(tool_checks)
+        ran += checker.retry_elsewhere(tool_checks)
         for tool in catalog:
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):
@@ -490,7 +689,7 @@ def check_contracts(
             if tc.valid and checker.revise(tool, tc):
                 revised.add(tool.name)
     # A revision may have added exports that now bind other tools' observations: give them one more chance.
-    if revised and checker.run_pending(tool_checks):
+    if revised and checker.run_pending(tool_checks) + checker.retry_elsewhere(tool_checks):
         for tool in catalog:
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):
@@ -508,4 +707,6 @@ def check_contracts(
         summary.matched += sum(1 for t in tc.templates if t.matched)
         summary.unbound += sum(1 for t in tc.templates if t.observed == "unbound")
         summary.unmatched += sum(1 for t in tc.templates if t.observed == "unmatched")
+        summary.gated += sum(1 for t in tc.templates if t.gated_by and t.observed == "success")
+    summary.type_mismatches = sum(1 for c in checker.contracts.values() if "declared_type_mismatch" in c.flags)
     return summary

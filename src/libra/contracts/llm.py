@@ -40,7 +40,8 @@ from ..errors import ConfigError, LibraError, MissingDependencyError
 from ..runtime.base import INVOCATION_RECORD_SCHEMA
 from .check import register_proposer
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
-from .offline import OfflineProposer, argument_exports, response_exports, revise as offline_revise, schema_type
+from .offline import OfflineProposer, argument_exports, is_read_tool, response_exports, revise as offline_revise, schema_type
+from .outcome import refusal_schema, with_refusals, without_refusals
 from .validate import contract_schema, validate_contract
 
 RuleProfile = Literal["shared", "registry", "stateful"]
@@ -200,6 +201,7 @@ def _public_contract(contract: Contract) -> dict[str, Any]:
     d = contract.to_dict()
     for key in ("notes", "flags", "proposer"):
         d.pop(key, None)
+    d["success"], d["failure"] = without_refusals(d["success"], d["failure"])
     return d
 
 
@@ -328,6 +330,10 @@ def contract_from_reply(text: str | None, tool: Tool, *, revision: int = 0, prof
     if "notes" in d and not (isinstance(d["notes"], list) and all(isinstance(n, str) for n in d["notes"])):
         d.pop("notes")
     add_mechanical_exports(d, tool, profile)
+    if isinstance(d.get("success"), dict) and isinstance(d.get("failure"), dict):
+        # A model writes S+/S- over the status field; a refusal the tool reports as data (error text, an error
+        # object, a false verdict flag) is recognised as for offline contracts (see outcome.refusal_schema).
+        d["success"], d["failure"] = with_refusals(d["success"], d["failure"], refusal_schema(flags=not is_read_tool(tool)))
     errors = validate_contract(d, tool)
     if errors:
         raise ReplyError("; ".join(errors[:12]) + (f"; ... and {len(errors) - 12} more" if len(errors) > 12 else ""))

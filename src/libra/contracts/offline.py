@@ -17,7 +17,11 @@ from typing import Any, Iterable
 from ..catalog import Tool
 from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
 from .model import MAX_REVISIONS, Argument, Contract, Export, Template
-from .outcome import canonical_path, classify, extract, is_scalar, record_dict
+from .outcome import (
+    canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
+    with_refusals,
+)
+from ..schema import message_parameter, repair_literal
 from ..schema import (  # noqa: F401 - re-exported: these lived here before schema.py
     CONTACT_ADDRESS, ENCODED_KINDS, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
     _described_options, _fits, _format_example, _number_in_range, _string_example, described_choices,
@@ -380,7 +384,9 @@ def outcome_schemas(tool: Tool) -> tuple[dict[str, Any], dict[str, Any]]:
 
     S+ requires status success and, when the response is declared as an object or array, an output of that
     shape. Declared success flags must not be false in S+, and a success record with a false flag is a
-    business-level failure in S-; the two stay disjoint.
+    business-level failure in S-; the two stay disjoint. A refusal reported as data (error text, an error
+    object, a list of nothing but those, or -- for a tool that acts or verifies -- a false verdict flag on a
+    call that changed nothing) is a failure wherever the tool puts it: see :func:`~.outcome.refusal_schema`.
     """
     success = copy.deepcopy(BASE_SUCCESS)
     failure = copy.deepcopy(BASE_FAILURE)
@@ -398,7 +404,7 @@ def outcome_schemas(tool: Tool) -> tuple[dict[str, Any], dict[str, Any]]:
     if output:
         success["properties"]["output"] = output
         success["required"] = ["status", "output"]
-    return success, failure
+    return with_refusals(success, failure, refusal_schema(flags=not is_read_tool(tool)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -661,13 +667,113 @@ def uncovered_leaves(contract: Contract, args: dict[str, Any], record: dict[str,
     return out
 
 
+def _shape(value: Any) -> dict[str, Any]:
+    """The structure of an observed payload as a schema: its JSON type, an object's field names, the shape shared
+    by a list's items. Never a value (rule 32), so a learned refusal shape cannot match on data."""
+    jt = json_type(value)
+    out: dict[str, Any] = {"type": jt}
+    if isinstance(value, dict) and value and all(_is_field_name(str(k)) for k in value):
+        out["required"] = sorted(str(k) for k in value)
+    if isinstance(value, list) and value:
+        shapes = [_shape(v) for v in value]
+        out["minItems"] = 1
+        if all(sh == shapes[0] for sh in shapes):
+            out["items"] = shapes[0]
+    return out
+
+
+def _describe_shape(shape: dict[str, Any]) -> str:
+    if shape.get("type") == "object" and shape.get("required"):
+        return f"object with {', '.join(shape['required'])}"
+    if shape.get("type") == "array" and isinstance(shape.get("items"), dict):
+        return f"array of {_describe_shape(shape['items'])}"
+    return str(shape.get("type"))
+
+
+def _repair_success_shape(contract: Contract, tool: Tool, rec: dict[str, Any], contrast: list[dict[str, Any]]) -> list[str]:
+    """Repair S+/S- for a success record whose output S+ rejects; edits ``contract`` in place, returns notes.
+
+    Two readings of the same symptom, told apart by contrast with the tool's other calls:
+
+    - this call changed nothing, and another call of this tool succeeded with an output this one's shape does
+      not describe: the odd shape is what the tool answers when it refuses (a sign-in gate's message where the
+      records should be), so it is learned as a refusal of this tool -- on calls that change nothing, as a
+      refusal never does -- and never folded into the success schema;
+    - nothing contrasts with it: the declared response type is wrong (an annotation that lies), and observed
+      behaviour wins -- S+ accepts the observed type, and the mismatch is recorded in the notes and flags.
+    """
+    seen = json_type(rec.get("output"))
+    shape = _shape(rec.get("output"))
+    others = [r for r in contrast if r is not rec]
+    unchanged = rec.get("state_changes") in (None, {}, [])
+    if unchanged and others and not any(schema_accepts(shape, r.get("output")) for r in others):
+        learned = {
+            "type": "object",
+            "properties": {"status": {"const": "success"}, "output": shape, "state_changes": {"maxProperties": 0}},
+            "required": ["status", "output"],
+        }
+        refusal = refusal_of(contract.success)
+        refusal = {"anyOf": [refusal, learned]} if refusal is not None else learned
+        contract.success, contract.failure = with_refusals(contract.success, contract.failure, refusal)
+        return [f"output shaped as {_describe_shape(shape)} appears only where other calls of this tool succeed with another shape: learned as a refusal"]
+    out_schema = contract.success.get("properties", {}).get("output")
+    if not (isinstance(out_schema, dict) and "type" in out_schema):
+        return []
+    declared = out_schema["type"] if isinstance(out_schema["type"], list) else [out_schema["type"]]
+    out_schema["type"] = sorted(set(declared) | {seen})
+    if "declared_type_mismatch" not in contract.flags:
+        contract.flags.append("declared_type_mismatch")
+    return [f"success output type widened to include observed {seen} (declared response type {'/'.join(declared)} does not match what the tool returns)"]
+
+
+def _clip_message(message: str, limit: int = 80) -> str:
+    message = " ".join(message.split())
+    return message if len(message) <= limit else message[: limit - 3] + "..."
+
+
+def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[tuple[str, str, Any, str]]:
+    """Literals to replace after the tool rejected a success template: (template, parameter, new value, message).
+
+    The tool's own validation message names what it wanted (a required prefix, the allowed values, a format, a
+    bound); :func:`~libra.schema.repair_literal` turns that into a value and the parameter is the one the message
+    names (else the template's only literal). Only literal arguments of success templates are repaired, once per
+    template per revision, and only with a value that fits the parameter's schema -- the feedback loop of the
+    paper (rules 27-29) applied to a rejection's text rather than to an output's structure.
+    """
+    templates = {t.name: t for t in contract.templates}
+    out: list[tuple[str, str, Any, str]] = []
+    done: set[str] = set()
+    for fb in feedback:
+        t = templates.get(str(fb.get("template", "")))
+        if t is None or t.name in done or t.expected != "success":
+            continue
+        rec = record_dict(fb["record"])
+        if classify(contract, rec) == "success":
+            continue
+        message = rejection_message(rec)
+        if not message:
+            continue
+        args = fb.get("arguments", {}) or {}
+        literals = {p: a.value for p, a in t.arguments.items() if a.kind == "literal" and args.get(p, a.value) == a.value}
+        param = message_parameter(message, literals)
+        if param is None:
+            continue
+        value = repair_literal(param, tool.param_schema(param), literals[param], message)
+        if value is not None:
+            out.append((t.name, param, value, message))
+            done.add(t.name)
+    return out
+
+
 def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
     """A revised contract from same-tool execution feedback, or None when nothing needs to change.
 
     ``feedback`` items carry ``arguments`` (what was passed), ``record`` (the normalized invocation record) and
     optionally ``expected``. Only structure is used -- field names, paths and JSON types (rules 27-33): no runtime
     scalar is copied into a literal, name, path or schema. Outcome schemas are repaired when a record matched
-    neither (or both) of S+ and S-; exports are added for observed scalar leaves the contract does not reach.
+    neither (or both) of S+ and S- (:func:`_repair_success_shape`); a literal the tool rejected is replaced from
+    its rejection message (:func:`literal_repairs`); exports are added for observed scalar leaves the contract
+    does not reach.
     """
     if contract.revision >= MAX_REVISIONS or not feedback:
         return None
@@ -676,24 +782,25 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
     taken = {e.name for e in new.exports}
     known_paths = {(e.source, canonical_path(e.path)) for e in new.exports}
 
+    # Successes under the current schemas, before any repair: the contrast a payload of another shape is judged by.
+    contrast = [record_dict(fb["record"]) for fb in feedback if classify(new, record_dict(fb["record"])) == "success"]
     for fb in feedback:
         rec = record_dict(fb["record"])
-        args = fb.get("arguments", {}) or {}
         if classify(new, rec) != "unmatched":
             continue
         if rec.get("status") == "success":
-            # A success record S+ rejects: the declared output shape was wrong. Keep the status test and any flag
-            # constraint, and widen the output type to the observed JSON type.
-            out_schema = new.success.get("properties", {}).get("output")
-            if isinstance(out_schema, dict) and "type" in out_schema:
-                declared = out_schema["type"] if isinstance(out_schema["type"], list) else [out_schema["type"]]
-                seen = json_type(rec.get("output"))
-                out_schema["type"] = sorted(set(declared) | {seen})
-                changed.append(f"success output type widened to include observed {seen}")
+            changed.extend(_repair_success_shape(new, tool, rec, contrast))
         if classify(new, rec) == "unmatched":
-            # Still ambiguous or unexplained: fall back to the plain status split, which is disjoint and total.
-            new.success, new.failure = copy.deepcopy(BASE_SUCCESS), copy.deepcopy(BASE_FAILURE)
+            # Still ambiguous or unexplained: fall back to the plain status split (refusals kept), which is
+            # disjoint and total.
+            refusal = refusal_of(new.success) or refusal_schema(flags=not is_read_tool(tool))
+            new.success, new.failure = with_refusals(BASE_SUCCESS, BASE_FAILURE, refusal)
             changed.append("outcome schemas reset to the status split")
+
+    for name, param, value, message in literal_repairs(new, tool, feedback):
+        template = next(t for t in new.templates if t.name == name)
+        template.arguments[param] = Argument.literal(value)
+        changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
 
     successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]
     successes = [(a, r) for a, r in successes if classify(new, r) == "success"]

@@ -207,7 +207,7 @@ def build_library(
         proposer = get_proposer(opts.proposer)
         log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
         initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
-        summary = check_contracts(catalog, runtime, initial, proposer=proposer)
+        summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures)
         contracts = summary.contracts
         t_contracts = time.perf_counter() - t0
         candidates = candidate_compositions(catalog, contracts)
