@@ -100,9 +100,6 @@ class PhoneBenchmark(Benchmark):
         return PythonRuntime(classes=[Phone], trusted=True, name="phone-toy")
 
 
-@pytest.mark.xfail(strict=True, reason="the engine's state sweep never probes a tool in a state that tool created "
-                   "(induction/engine.py skips consumer == provider), so off-then-on by one toggle is not explored; "
-                   "verified to pass once that skip is lifted")
 def test_a_gate_that_starts_on_is_found_from_the_fresh_state() -> None:
     """Off then on is a chain of depth 2: it exists only when the toggle is also tried as False."""
     from libra.induction.build import BuildOptions, build_library

@@ -61,7 +61,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 13  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 14  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -889,18 +889,42 @@ class Engine:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
         return items
 
+    def _mixed_path(self, node: Node, group: str) -> bool:
+        """Whether a state was reached through a state change made by a tool of another group than ``group``.
+
+        Sweeps are budgeted per provider and depth. In a catalog of separate apps or classes, every other group's
+        state change is one more state in which a provider's change can be swept, and those mixed paths vastly
+        outnumber the paths within the provider's own group (sign in -> act, lock -> brake -> start); yet another
+        group's change seldom enables anything that the same change without it does not. Mixed paths therefore
+        have their own small budget (``cross_group_sweeps_per_tool``) and cannot use up the one the provider's own
+        chains need.
+        """
+        for n in self._lineage(node.id):
+            if n.creator >= 0 and self.catalog[self.calls[n.creator].tool].group != group:
+                return True
+        return False
+
     def _plan_sweeps(self, item: Item, node: Node, target: Node, call_id: int, wave: "Wave") -> None:
         """The state dependency sweep of a state change (Algorithm 1, lines 26-32): every other tool's templates
         re-run from the new state (line 32) and, where no state relation is known yet, tested before and after."""
         cfg = self.config
         tool = self.catalog[item.tool]
-        sweep_key = f"{item.tool}@{node.depth}"
-        if self.sweeps.get(sweep_key, 0) >= cfg.sweeps_per_tool:
+        mixed = self._mixed_path(node, tool.group)
+        sweep_key = f"{item.tool}@{node.depth}" + ("@mixed" if mixed else "")
+        if self.sweeps.get(sweep_key, 0) >= (cfg.cross_group_sweeps_per_tool if mixed else cfg.sweeps_per_tool):
             return
-        across = self.sweeps.get(sweep_key, 0) < cfg.cross_group_sweeps_per_tool
+        across = not mixed and self.sweeps.get(sweep_key, 0) < cfg.cross_group_sweeps_per_tool
         self.sweeps[sweep_key] = self.sweeps.get(sweep_key, 0) + 1
         for consumer in self.catalog:
-            if consumer.name == item.tool or not consumer.executable or consumer.name not in self.contracts:
+            if not consumer.executable or consumer.name not in self.contracts:
+                continue
+            if consumer.name == item.tool:
+                # The provider's other templates run in the state it created (not as tests of it: a tool is not
+                # its own prerequisite): a switch turned off is turned on again there, so a gate that starts
+                # open is seen closing and opening -- the off-then-on chain of depth 2.
+                for ti, tmpl in enumerate(self.contracts[consumer.name].templates):
+                    if ti != item.template and tmpl.expected == "success":
+                        wave.new_items.append(Item(target.id, consumer.name, ti))
                 continue
             if not across and consumer.group != tool.group:
                 continue
