@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -36,11 +36,15 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
 	$(BIN)/python benchmarks/bench_appworld_sandbox.py
+
+# Milliseconds per call of the Python runtime on a toy with a few MB of state.
+bench-state: setup
+	$(BIN)/python benchmarks/bench_state.py
 
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 bench-generalization: setup
