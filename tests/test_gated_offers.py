@@ -64,3 +64,56 @@ def test_offers_refused_by_a_gate_leave_the_budget_for_the_open_state() -> None:
     edges = {(r.provider, r.consumer, r.kind) for r in lib.relations}
     assert ("Desk.favourites", "Desk.send", "provenance") in edges, sorted(edges)
     assert lib.stats["engine"].get("skipped_gated", 0) > 0
+
+
+class Broker:
+    """Quotes a symbol on the signed-in user's favourites; the favourites are only listed after sign_in."""
+
+    def __init__(self) -> None:
+        self.signed_in = False
+
+    def sign_in(self) -> dict:
+        """Sign in to the broker."""
+        self.signed_in = True
+        return {"signed_in": True}
+
+    def favourites(self) -> dict:
+        """List the favourite symbols of the signed-in user."""
+        if not self.signed_in:
+            raise PermissionError("Not signed in.")
+        return {"symbols": ["ZED"]}
+
+    def quote(self, symbol: str) -> dict:
+        """Quote a symbol.
+
+        Args:
+            symbol: The symbol to quote.
+        """
+        if symbol != "ZED":
+            raise KeyError(f"Unknown symbol {symbol!r}")
+        return {"price": 3.5}
+
+
+class Registry:
+    """Another service whose listings look like symbols to the broker."""
+
+    def list_codes(self) -> dict:
+        """List the registry codes."""
+        return {"symbols": ["AA", "BB", "CC"]}
+
+    def list_more_codes(self) -> dict:
+        """List more registry codes."""
+        return {"symbols": ["DD", "EE", "FF"]}
+
+
+def test_a_state_its_own_group_opened_is_read_before_offers_from_other_groups() -> None:
+    # quote may run three times with an offered value. Another service's six look-alike symbols are offered
+    # across groups; the favourite that quote accepts is listed only when favourites re-runs after sign_in. That
+    # re-run (a probe of a state its own group created) goes before the cross-group offers, so the budget is
+    # still there for favourites -> quote.
+    lib = build_library(
+        ClassesBenchmark(Broker, Registry), None,
+        BuildOptions(workers=0, progress=False, config=BuildConfig(max_calls_per_tool=3, batch_size=2)),
+    )
+    edges = {(r.provider, r.consumer, r.kind) for r in lib.relations}
+    assert ("Broker.favourites", "Broker.quote", "provenance") in edges, sorted(edges)

@@ -61,7 +61,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 15  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 16  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -343,6 +343,7 @@ class Engine:
         self.queue: list[tuple[float, int, Item]] = []  # heaps of (-similarity, sequence, item)
         self.far: list[tuple[float, int, Item]] = []
         self.probes: deque[Item] = deque()
+        self.near_probes: deque[Item] = deque()  # probes of a state their own group's change created: see _pop
         self.enqueued = 0
         self.seen_items: set[tuple[str, ...]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
@@ -640,7 +641,9 @@ class Engine:
 
     def _enqueue(self, item: Item) -> None:
         if not item.fixed:
-            self.probes.append(item)
+            node = self.nodes[item.node]
+            near = node.creator >= 0 and self.catalog[self.calls[node.creator].tool].group == self.catalog[item.tool].group
+            (self.near_probes if near else self.probes).append(item)
             return
         tool = self.catalog[item.tool]
         near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
@@ -650,17 +653,25 @@ class Engine:
         heapq.heappush(self.queue if near and not item.number_offer else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
-        return bool(self.queue or self.far or self.probes)
+        return bool(self.queue or self.far or self.probes or self.near_probes)
 
     def _pop(self) -> Item:
         # Every tool's initial calls (Algorithm 1, lines 7-8) run before any offer. Offers never run out in a large
         # catalog, so under a binding budget an initial call left behind them never runs, and its tool then
         # provides nothing at all.
+        #
+        # A tool re-run in a state its own group's change created (sign in -> list the watchlist) goes before the
+        # offers across groups: the values only that state lists are the ones its group's consumers can use, and
+        # cross-group offers, which seldom succeed, would otherwise spend those consumers' budgets before the
+        # state is ever read. Probes of states another group created still wait for every offer.
         if self.probes and self.probes[0].node == 0:
             return self.probes.popleft()
-        for heap in (self.queue, self.far):
-            if heap:
-                return heapq.heappop(heap)[2]
+        if self.queue:
+            return heapq.heappop(self.queue)[2]
+        if self.near_probes:
+            return self.near_probes.popleft()
+        if self.far:
+            return heapq.heappop(self.far)[2]
         if self.probes:
             return self.probes.popleft()
         raise IndexError("empty worklist")
@@ -1111,7 +1122,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
