@@ -362,7 +362,26 @@ def field_text(name: str) -> str:
     field's name is deterministic, distinct between differently named fields, and still shared by fields of the
     same name, which is where a shared value is meaningful.
     """
-    return "sample " + (" ".join(name_parts(name)) or "value")
+    return f"{TEXT_STEM} " + (" ".join(name_parts(name)) or "value")
+
+
+#: The word every invented free text starts with (:func:`field_text`).
+TEXT_STEM = "sample"
+#: Words naming a term a search matches against text (not a name or an identifier it looks up).
+SEARCH_TERMS = {"keyword", "keywords", "query", "search", "term", "terms"}
+
+
+def search_term_literal(name: str) -> str | None:
+    """The literal of a free-text search term: :data:`TEXT_STEM` alone, else None when ``name`` is no search term.
+
+    Why: a search term spelled from its own name ("sample keyword") is contained in no record, so the search
+    returns nothing and never reveals the records that exist (issue 18, defect 5). The texts the exploration
+    itself writes are all spelled :func:`field_text` ("sample content", "sample message"); the bare stem is
+    contained in every one of them, so a search that matches by containment finds what the exploration created,
+    without copying any observed value into the call (a search fed an observed value only repeats what its
+    supplier showed, and earns no credit for it).
+    """
+    return TEXT_STEM if _compounds(words(name)) & SEARCH_TERMS else None
 
 
 def _string_example(name: str, description: str) -> str:
@@ -398,6 +417,9 @@ def _string_example(name: str, description: str) -> str:
     entity = _entity_example(toks, description)
     if entity is not None:
         return entity
+    term = search_term_literal(name)
+    if term is not None:
+        return term
     if toks & {"key"}:
         return "sample_" + "_".join(name_parts(name))
     return field_text(name)

@@ -171,7 +171,7 @@ class _Progress:
             kinds[r.kind] += 1
         tested = c["provenance_tests"] + c["state_tests"]
         text = (
-            f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.far) + len(engine.probes):,} | "
+            f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.far) + len(engine.probes) + len(engine.near_probes):,} | "
             f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
         )
         if self._p is None:  # not a terminal (a log file, CI): a plain line every 15 s

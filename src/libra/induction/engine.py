@@ -54,14 +54,14 @@ from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
 from ..contracts.offline import literal_for, schema_type, sentinel_for
 from ..schema import words
-from ..contracts.outcome import classify, extract
+from ..contracts.outcome import classify, extract, rejection_message
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 14  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 16  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -269,6 +269,24 @@ def _occurs(value: Any, data: Any, depth: int = 0) -> bool:
     return value == data and type(value) is type(data)
 
 
+def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
+    """The refusal as a gate's signature when it names none of the call's argument values, else None.
+
+    Why: "No user is currently logged in." refuses a call whatever value it was given -- the state is refused,
+    not the value -- while "Receiver 'x' not found" is about the value. Only the first kind says that other
+    values offered in the same state will fail the same way. A value that happens to appear in the message makes
+    the refusal count as value-specific, which errs towards trying more values.
+    """
+    if not message:
+        return None
+    low = message.lower()
+    for v in _scalars(args):
+        text = v if isinstance(v, str) else json.dumps(v)
+        if text and text.lower() in low:
+            return None
+    return " ".join(low.split())
+
+
 def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
     return {"tool": tool, "arguments": args, "record": _clip(record)}
 
@@ -325,6 +343,7 @@ class Engine:
         self.queue: list[tuple[float, int, Item]] = []  # heaps of (-similarity, sequence, item)
         self.far: list[tuple[float, int, Item]] = []
         self.probes: deque[Item] = deque()
+        self.near_probes: deque[Item] = deque()  # probes of a state their own group's change created: see _pop
         self.enqueued = 0
         self.seen_items: set[tuple[str, ...]] = set()
         self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
@@ -335,6 +354,8 @@ class Engine:
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.pair_offers: dict[tuple[str, str, str, str], int] = {}
         self.state_offers: dict[tuple[str, str, str], int] = {}
+        # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
+        self.refusals: dict[tuple[int, str], dict[str, set[str]]] = {}
         self.relations: dict[tuple, Relation] = {}
         self.counters: dict[str, int] = {
             "work_items": 0,
@@ -620,7 +641,9 @@ class Engine:
 
     def _enqueue(self, item: Item) -> None:
         if not item.fixed:
-            self.probes.append(item)
+            node = self.nodes[item.node]
+            near = node.creator >= 0 and self.catalog[self.calls[node.creator].tool].group == self.catalog[item.tool].group
+            (self.near_probes if near else self.probes).append(item)
             return
         tool = self.catalog[item.tool]
         near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
@@ -630,17 +653,25 @@ class Engine:
         heapq.heappush(self.queue if near and not item.number_offer else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
-        return bool(self.queue or self.far or self.probes)
+        return bool(self.queue or self.far or self.probes or self.near_probes)
 
     def _pop(self) -> Item:
         # Every tool's initial calls (Algorithm 1, lines 7-8) run before any offer. Offers never run out in a large
         # catalog, so under a binding budget an initial call left behind them never runs, and its tool then
         # provides nothing at all.
+        #
+        # A tool re-run in a state its own group's change created (sign in -> list the watchlist) goes before the
+        # offers across groups: the values only that state lists are the ones its group's consumers can use, and
+        # cross-group offers, which seldom succeed, would otherwise spend those consumers' budgets before the
+        # state is ever read. Probes of states another group created still wait for every offer.
         if self.probes and self.probes[0].node == 0:
             return self.probes.popleft()
-        for heap in (self.queue, self.far):
-            if heap:
-                return heapq.heappop(heap)[2]
+        if self.queue:
+            return heapq.heappop(self.queue)[2]
+        if self.near_probes:
+            return self.near_probes.popleft()
+        if self.far:
+            return heapq.heappop(self.far)[2]
         if self.probes:
             return self.probes.popleft()
         raise IndexError("empty worklist")
@@ -668,6 +699,8 @@ class Engine:
         for (item, args, used), (rec, new_state) in zip(batch, results):
             if classify(self.contracts[item.tool], rec) == "success":
                 self._on_success(item, args, used, rec, new_state, wave)
+            elif item.fixed:
+                self._note_refusal(item, args, rec)
         self._run_tests(wave)
         for it in wave.new_items:
             self._enqueue(it)
@@ -688,6 +721,9 @@ class Engine:
             # tests early still gets them: the states that need them are often reached late.
             if budget.get(item.tool, 0) >= limit and not item.state_test:
                 continue
+            if item.fixed and self.gated(item.node, item.tool):
+                self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
+                continue
             bound = self.bind(item)
             if bound is None:
                 continue
@@ -704,6 +740,41 @@ class Engine:
                 budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
         return batch
+
+    #: Distinct argument sets one value-independent refusal must have refused in a state before the consumer
+    #: counts as gated there: one refusal could still be a coincidence of the value, two with different values
+    #: are the state's answer.
+    GATE_EVIDENCE = 2
+
+    def _note_refusal(self, item: Item, args: dict[str, Any], rec: dict[str, Any]) -> None:
+        """Remember an offer the consumer refused in a state for a reason that names none of its arguments."""
+        sig = gate_message(rejection_message(rec), args)
+        if sig is not None:
+            seen = self.refusals.setdefault((item.node, item.tool), {}).setdefault(sig, set())
+            seen.add(json.dumps(args, sort_keys=True, default=str))
+
+    def gated(self, node_id: int, consumer: str) -> bool:
+        """Whether offers to ``consumer`` in this state can only fail: the state is gated for it.
+
+        Why: a consumer behind a sign-in refuses every value offered before the sign-in with the same message, and
+        in a stateful catalog most explored states are such states; without this, a consumer's whole budget of
+        bound calls goes on them and the values listed after the sign-in, the ones that can succeed, arrive when
+        nothing is left. A state is gated for a consumer when :data:`GATE_EVIDENCE` different calls there got the
+        same value-independent refusal (:func:`gate_message`), and a state inherits its parent's gate when a tool
+        of another group created it (another app's change does not open this one's gate: see
+        :meth:`_mixed_path`). Probes and sweeps still run in gated states, so the state test that finds the gate's
+        opener is unaffected; only offers, which test values, are skipped.
+        """
+        group = self.catalog[consumer].group
+        n: Node | None = self.nodes[node_id]
+        while n is not None:
+            refused = self.refusals.get((n.id, consumer))
+            if refused and any(len(v) >= self.GATE_EVIDENCE for v in refused.values()):
+                return True
+            if n.parent is None or n.creator < 0 or self.catalog[self.calls[n.creator].tool].group == group:
+                return False
+            n = self.nodes[n.parent]
+        return False
 
     # ------------------------------------------------------------------------- phase 2: what a success asks for
     def _on_success(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], new_state: State, wave: "Wave") -> None:
@@ -1051,7 +1122,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
