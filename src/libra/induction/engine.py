@@ -61,7 +61,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 16  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 17  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -161,6 +161,7 @@ class ValueTest:
     use: CallInfo
     vid: int
     control_args: dict[str, Any]
+    free_number: bool = False  # the input is a number the template fills with a literal (the caller's free choice)
 
 
 @dataclass
@@ -285,6 +286,10 @@ def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
         if text and text.lower() in low:
             return None
     return " ".join(low.split())
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
@@ -838,7 +843,8 @@ class Engine:
             control_args = {k: v for k, v in args.items() if k != param}
             if not omit:
                 control_args[param] = lit
-            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args))
+            free_number = template_literal is not _NO_LITERAL and _is_number(args[param])
+            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_number))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
         """The values a success contributes to the pool of ``target`` (Algorithm 1, line 24: Extract).
@@ -1082,7 +1088,10 @@ class Engine:
         if verdict.kept:
             self._add_relation(Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence))
             return
-        if control.outcome == "success":
+        # A number the template fills with a literal is the caller's free choice: the test can show that the
+        # tool needs the provider's number (the literal fails, the provider's works), but both succeeding shows
+        # only that any number will do, and name alignment alone (fuelLevel ~ fuelAmount) is no dependency.
+        if control.outcome == "success" and not t.free_number:
             verdict = judge_compatibility(use, control, sim, self.config.tau)
             if verdict.kept:
                 self._add_relation(Relation(pv.tool, t.use.tool, "compatibility", pv.export, param, sim, evidence))
