@@ -762,7 +762,7 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
             continue
         args = fb.get("arguments", {}) or {}
         literals = {p: a.value for p, a in t.arguments.items() if a.kind == "literal" and args.get(p, a.value) == a.value}
-        param = message_parameter(message, literals)
+        param = message_parameter(message, literals, others=[p for p in t.arguments if p not in literals])
         if param is None:
             continue
         value = repair_literal(param, tool.param_schema(param), literals[param], message)
