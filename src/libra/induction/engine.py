@@ -857,7 +857,7 @@ class Engine:
             vjson = json.dumps(ex.value, sort_keys=True)
             if origin and not changed and vjson in given:
                 continue
-            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _written(ex.value, rec.get("state_changes")):
+            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                 continue  # a value it was given and did not write into the state: still the original's
             if origin and changed and ex.source == "response" and vjson in given and not _written(ex.value, rec.get("state_changes")):
                 continue  # ...and so is one it echoes back in its reply (an update re-stating whose record it changed)
