@@ -238,3 +238,18 @@ def test_phone_numbers_address_people_but_stay_free_in_new_records() -> None:
     from libra.contracts.offline import literal_for
 
     assert literal_for("phone_number", {"type": "string"}).isdigit()
+
+
+def test_observed_leaves_keep_numbered_field_names():
+    """A record with one numbered field (``address1``) is still a record: its keys are fields, not data (issue 18).
+
+    Before, a single digit in any key made the whole mapping data-keyed, so a search's customers were exported as
+    one ``$[*][*]`` blob and no tool could be given a customer's id or zip code.
+    """
+    from libra.contracts.offline import observed_leaves
+
+    leaves = observed_leaves([{"customer_id": "C100001", "address1": "1 Mill Street", "zip_code": "LS123"}])
+    assert set(leaves) == {"$[*].customer_id", "$[*].address1", "$[*].zip_code"}
+    # ids and dates used as keys stay data
+    assert set(observed_leaves({"C100001": {"name": "a"}, "C100002": {"name": "b"}})) == {"$[*].name"}
+    assert set(observed_leaves({"user_42": 1})) == {"$[*]"}

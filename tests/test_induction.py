@@ -483,3 +483,25 @@ def test_health_summary_by_hand() -> None:
     assert h["warning"].startswith("2 of 3 tools never succeeded:")
     assert health_summary(["a"], ["a"], 1, 1, 0, [], 0)["warning"].startswith("the library has 0 relations")
     assert top_messages(["m"] * 9, n=1) == [["m", 9]]
+
+
+def test_written_tells_an_addressed_record_from_a_written_value():
+    """An update addresses its record by key; it wrote only the new values (issue 18, defect 13).
+
+    Before, any occurrence in the diff counted, so an address change "provided" the customer id it was given.
+    """
+    from libra.induction.engine import _written
+
+    diff = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
+    assert not _written("C1", diff)
+    assert _written("B2", diff)
+    assert _written("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
+
+
+def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
+    """A call given one string as two inputs cannot tell the roles apart (issue 18, defect 12)."""
+    from libra.induction.engine import _offer_coincides
+
+    args = {"customer_id": "C1", "zip_code": "C1"}
+    assert _offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
+    assert not _offer_coincides({"customer_id": "C1", "zip_code": "Z9"}, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})

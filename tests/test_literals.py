@@ -199,3 +199,17 @@ def test_scitooleval_parameters_carry_their_encoding_examples() -> None:
     smiles = next(t for t in cat if t.param_names == ["smiles"])
     assert smiles.param_schema("smiles")["examples"] == ["CCO"]
     assert literal_for("smiles", smiles.param_schema("smiles")) == "CCO"
+
+
+def test_message_naming_another_input_blames_no_literal():
+    """A rejection that names a non-literal input is not repaired into the only literal (issue 18, defect 6).
+
+    Before, "phone_number must start with '+'" was written into a message's ``text`` literal, the only literal
+    of the call, while the phone number (an observation) stayed malformed.
+    """
+    from libra.schema import message_parameter
+
+    msg = "ValueError: phone_number must start with '+' and country code"
+    assert message_parameter(msg, {"text": "sample text"}) == "text"  # no other input known: the only literal
+    assert message_parameter(msg, {"text": "sample text"}, others=["phone_number"]) is None
+    assert message_parameter(msg, {"phone_number": "555"}, others=["text"]) == "phone_number"

@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import zlib
+from collections.abc import Iterable
 from typing import Any
 
 import jsonschema
@@ -541,16 +542,21 @@ _STRICT = ("after", "later than", "greater than", "more than", "above", "over", 
 _LOWER = ("after", "later", "greater", "more", "above", "over", "exceed", "at least", "no less", "no earlier", "minimum", "not before")
 
 
-def message_parameter(message: str, literals: dict[str, Any]) -> str | None:
+def message_parameter(message: str, literals: dict[str, Any], others: Iterable[str] = ()) -> str | None:
     """Which of a call's literal parameters a rejection message is about.
 
     The parameter named in the message (``phone_number`` or "phone number", longest name first), else the one
-    whose value the message quotes, else the only literal there is.
+    whose value the message quotes, else the only literal there is. ``others`` are the call's parameters that
+    are not literals: a message that names one of them (and no literal) is about that input, and no literal is
+    to blame -- repairing one anyway would write the other input's rule into an unrelated field (a phone
+    number's "+" prefix into a message's text).
     """
     text = f" {' '.join(words(message))} "
     named = [(len(words(p)), p) for p in literals if words(p) and f" {' '.join(words(p))} " in text]
     if named:
         return max(named)[1]
+    if any(words(p) and f" {' '.join(words(p))} " in text for p in others if p not in literals):
+        return None
     quoted = {q.strip() for q in _QUOTED.findall(message)}
     by_value = [p for p, v in literals.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) in quoted]
     if len(by_value) == 1:

@@ -20,7 +20,8 @@ from ..errors import ConfigError
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
 from .offline import OfflineProposer, json_type, literal_for, literal_repairs, schema_type, uncovered_leaves, words
-from .outcome import classify, extract
+from ..schema import message_parameter, repair_literal
+from .outcome import classify, extract, rejection_message
 from .validate import validate_contract
 
 
@@ -331,12 +332,23 @@ class _Checker:
         return chain
 
     def _node_values(self, contract: Contract, run: _Run, node_id: int) -> list[PoolValue]:
+        """The values a successful run adds to the checking pool.
+
+        An argument that was the template's own invented literal, passed to a call that changed nothing (a
+        search's criterion), is left out: the sandbox never showed it, and binding it elsewhere (a made-up phone
+        number as a contact's number) only feeds the next tool a value its validation rejects, while the records
+        the same search listed sit unused. A literal a call wrote into the state (a created file's name) stays.
+        """
         by_name = {e.name: e for e in contract.exports}
         out = []
         seen = set()
+        unchanged = run.record.get("state_changes") in (None, {}, [])
+        invented = [a.value for a in run.template.arguments.values() if a.kind == "literal"]
         for x in extract(contract, run.args, run.record):
             exp = by_name.get(x.name)
             if exp is None or not exp.propagate or x.value in ("", None) or isinstance(x.value, bool):
+                continue
+            if unchanged and x.source == "arguments" and any(x.value == v for v in invented):
                 continue
             key = (x.name, json.dumps(x.value))
             if key in seen:
@@ -431,6 +443,8 @@ class _Checker:
                 self._execute(tool, template, check, *bound)
                 if template.expected == "success" and check.observed != "success":
                     self._retry_with_fixtures(tool, template, check, bound[0], bound[1], bound[2])
+                if template.expected == "success" and check.observed != "success" and bound[0] is None:
+                    self._retry_repaired(tool, template, check, bound[1], bound[2])
                 ran += 1
         return ran
 
@@ -463,6 +477,29 @@ class _Checker:
         check.observed, check.arguments, check.bindings = trial.observed, trial.arguments, trial.bindings
         check.status, check.error = trial.status, trial.error
         return True
+
+    def _retry_repaired(self, tool: Tool, template: Template, check: TemplateCheck, args: dict[str, Any],
+                        binds: dict[str, dict[str, Any]]) -> bool:
+        """Repair a constructed value the tool's validation rejected, from its message, and run once more.
+
+        Why: a template whose observations nothing produced runs with values its metadata suggests; when the
+        tool rejects one for its form ("must start with '+' and country code") the message says how to fix it
+        (the paper's feedback loop, as :func:`~libra.contracts.offline.literal_repairs` does for literals).
+        Without the repair the tool is never seen succeeding in checking, so its response is never observed and
+        revision never exports what it returns (a message id).
+        """
+        constructed = {p: args[p] for p, b in binds.items() if b.get("constructed") and p in args}
+        run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
+        message = rejection_message(run.record) if run is not None else None
+        if not constructed or not message:
+            return False
+        param = message_parameter(message, constructed, others=[p for p in args if p not in constructed])
+        if param is None:
+            return False
+        value = repair_literal(param, tool.param_schema(param), constructed[param], message)
+        if value is None or value == constructed[param]:
+            return False
+        return self._adopt(tool, template, check, None, {**args, param: value}, binds)
 
     def _retry_with_fixtures(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None,
                              args: dict[str, Any], binds: dict[str, dict[str, Any]]) -> None:

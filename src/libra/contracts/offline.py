@@ -607,14 +607,21 @@ def propose(tool: Tool) -> Contract:
 # Diagnostic fields explain a failure; they carry no reusable value (rule 24), so revision never exports them.
 DIAGNOSTIC_FIELDS = {"error", "errors", "traceback", "exception"}
 
+#: A word of at least two letters numbered by a short trailing suffix (``address1``), see :func:`_is_field_name`.
+_NUMBERED_FIELD = re.compile(r"[A-Za-z_]*[A-Za-z]{2}\d{1,3}")
+
 
 def _is_field_name(key: str) -> bool:
     """Whether a mapping key looks like a schema field rather than data used as a key (ids, names, dates).
 
-    Data keys must never be written into paths (rule 32), so anything with digits, spaces or no lower-case
-    letter is treated as data and replaced by a wildcard.
+    Data keys must never be written into paths (rule 32), so anything with spaces, no lower-case letter, or digits
+    other than a short suffix of a word is treated as data and replaced by a wildcard. A short numeric suffix
+    (``address1``, ``line2``, ``sha256``) numbers a field the way developers do; ids and dates used as keys
+    (``C100001``, ``2024-01-01``, ``user_42``) carry their digits as the value itself.
     """
-    return bool(_IDENT.match(key)) and not any(c.isdigit() for c in key) and any(c.islower() for c in key)
+    if not (_IDENT.match(key) and any(c.islower() for c in key)):
+        return False
+    return _NUMBERED_FIELD.fullmatch(key) is not None or not any(c.isdigit() for c in key)
 
 
 def observed_leaves(value: Any, path: str = "$", label: list[str] | None = None, depth: int = 0) -> dict[str, tuple[list[str], str]]:
@@ -755,7 +762,7 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
             continue
         args = fb.get("arguments", {}) or {}
         literals = {p: a.value for p, a in t.arguments.items() if a.kind == "literal" and args.get(p, a.value) == a.value}
-        param = message_parameter(message, literals)
+        param = message_parameter(message, literals, others=[p for p in t.arguments if p not in literals])
         if param is None:
             continue
         value = repair_literal(param, tool.param_schema(param), literals[param], message)

@@ -40,7 +40,6 @@ import json
 import pickle
 import re
 import random
-import time
 import zlib
 from collections import deque
 from dataclasses import dataclass, field
@@ -61,7 +60,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 17  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 18  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -292,6 +291,46 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _written(value: Any, state_changes: Any) -> bool:
+    """Whether a call wrote ``value`` into the state: as a new value of a changed path, or anywhere in what it
+    added or removed -- not merely in the path of a record that already existed.
+
+    Why: an update addresses the record it changes by its key (``customers.C100000.zip_code``); the key was in
+    the state before the call, so the call re-stated it and is not its source. A created record's key (a new file
+    name) and a written value are the call's own. Diffs not in the runtime's ``changed``/``added``/``removed``
+    shape fall back to any occurrence.
+    """
+    if not isinstance(state_changes, dict):
+        return _occurs(value, state_changes)
+    for part in state_changes.values():
+        if not (isinstance(part, dict) and set(part) <= {"changed", "added", "removed"} and isinstance(part.get("changed", {}), dict)):
+            if _occurs(value, part):
+                return True
+            continue
+        changed = part.get("changed") or {}
+        after = [d.get("after") if isinstance(d, dict) and "after" in d else d for d in changed.values()]
+        if _occurs(value, after) or _occurs(value, part.get("added")) or _occurs(value, part.get("removed")):
+            return True
+    return False
+
+
+def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
+    """Whether a string on offer to one input is also what the call passes in another input it filled itself.
+
+    Why: a call that receives the same string in two roles (a customer id as the id and as the zip code) cannot
+    tell the roles apart, and whatever it then writes or returns ties the value to both: every relation learned
+    from it is a coincidence of values across fields (issue 18, defect 12). Such a binding is not made; the
+    offer is tested where the other inputs hold their own values.
+    """
+    for param, vid in offered.items():
+        value = args.get(param)
+        if not isinstance(value, str) or used.get(param) != vid:
+            continue
+        if any(p != param and p in used and p not in offered and args.get(p) == value for p in args):
+            return True
+    return False
+
+
 def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[str, Any]:
     return {"tool": tool, "arguments": args, "record": _clip(record)}
 
@@ -486,6 +525,8 @@ class Engine:
                     args[param] = literal_for(param, schema, schema.get("description", ""))
                     continue
                 args[param], used[param] = best[2], best[1].id
+        if _offer_coincides(args, used, fixed):
+            return None
         return args, used
 
     def _known_fits(self, consumer: str, param: str) -> bool:
@@ -894,6 +935,8 @@ class Engine:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                 continue  # a value it was given and did not write into the state: still the original's
+            if origin and changed and ex.source == "response" and vjson in given and not _written(ex.value, rec.get("state_changes")):
+                continue  # ...and so is one it echoes back in its reply (an update re-stating whose record it changed)
             pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group)
             self.values.append(pv)
             target.add(pv)
