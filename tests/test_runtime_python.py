@@ -198,3 +198,57 @@ def test_diff_paths_are_readable() -> None:
     assert d["changed"] == {"cwd": {"before": {"$ref": "root"}, "after": {"$ref": 'root.children["a.txt"]'}}}
     assert d["removed"] == {}
     assert diff_views(after, after) == {"changed": {}, "added": {}, "removed": {}}
+
+
+_SENTINEL_SOURCE = '''
+class _Missing:
+    def __repr__(self):
+        return "MISSING"
+
+
+_MISSING = _Missing()
+_BARE = object()
+_notes = []
+
+
+def add_note(text: str) -> int:
+    """Add a note."""
+    _notes.append(text)
+    return len(_notes)
+
+
+def find(author: str = _MISSING, tag: str = _BARE) -> list:
+    """Notes, filtered by author if given."""
+    if author is not _MISSING:
+        author.lower()
+    if tag is not _BARE:
+        tag.lower()
+    return list(_notes)
+'''
+
+
+def test_sentinel_globals_keep_their_identity_across_restores() -> None:
+    """Issue 18 defect 9: restoring module globals must not replace a sentinel with an unpickled copy."""
+    import sys
+    import types
+
+    from libra.runtime.python import is_identity_constant
+
+    module = types.ModuleType("libra_sentinel_toy")
+    sys.modules[module.__name__] = module
+    try:
+        exec(compile(_SENTINEL_SOURCE, module.__name__, "exec"), module.__dict__)
+        missing, bare = module._MISSING, module._BARE
+        assert is_identity_constant(missing) and is_identity_constant(bare) and not is_identity_constant(module._notes)
+        for _ in range(2):  # a second runtime restores the module's baseline globals
+            rt = PythonRuntime(modules=[module], trusted=True)
+            fresh = rt.fresh()
+            rec, written = rt.invoke(fresh, "libra_sentinel_toy.add_note", {"text": "hi"})
+            assert rec.status == "success" and written.fingerprint != fresh.fingerprint
+            for state, expected in ((fresh, []), (written, ["hi"]), (fresh, [])):
+                rec, _ = rt.invoke(state, "libra_sentinel_toy.find", {})
+                assert rec.status == "success", rec.error
+                assert rec.output == expected
+            assert module._MISSING is missing and module._BARE is bare
+    finally:
+        sys.modules.pop(module.__name__, None)

@@ -92,13 +92,39 @@ def module_state(module: ModuleType) -> dict[str, Any]:
     Why: module-level tool sets keep their database, session token or settings in globals; functions, classes
     and imported modules are code, dunders are the interpreter's, loggers are the logging system's. Constants are included at no cost (their
     sub-parts never change, so they are shared by every state); globals that do not pickle are left out by the
-    snapshotter (declare them with ``state_holders``).
+    snapshotter (declare them with ``state_holders``). Identity constants (:func:`is_identity_constant`, e.g. a
+    ``_MISSING = object()`` sentinel) are left out: restoring them would rebind the name to an unpickled copy.
     """
     return {
         k: v
         for k, v in vars(module).items()
-        if not (k.startswith("__") and k.endswith("__")) and not callable(v) and not isinstance(v, _NOT_STATE)
+        if not (k.startswith("__") and k.endswith("__")) and not callable(v) and not isinstance(v, _NOT_STATE) and not is_identity_constant(v)
     }
+
+
+def is_identity_constant(value: Any) -> bool:
+    """Whether a value is an object with no state of its own: a bare ``object()``, or an instance with an empty
+    ``__dict__``, no slots and default pickling (a private ``_Missing()`` sentinel).
+
+    Why: such objects are used for who they are (``x is _MISSING``, often also as a function's default), never
+    for what they hold, so they cannot carry state; unpickling makes a new object, and rebinding the global to it
+    would make every identity check against the function's default fail after a state is restored.
+    """
+    cls = type(value)
+    if cls is object:
+        return True
+    if isinstance(value, type) or getattr(value, "__dict__", None) != {} or not _plain_class(cls):
+        return False
+    return True
+
+
+def _plain_class(cls: type) -> bool:
+    """A class whose instances pickle by default and have no slots (their ``__dict__`` is all they hold)."""
+    if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
+        return False
+    if getattr(cls, "__getstate__", object.__getstate__) is not object.__getstate__ or hasattr(cls, "__setstate__"):
+        return False
+    return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
 
 
 #: global values that are machinery, not data: imported modules, ``from __future__`` directives, and loggers

@@ -70,6 +70,10 @@ class Live:
     keys: dict[str, str] = field(default_factory=dict)
     #: a pickle of the whole live state when it last matched ``keys`` (a read call is detected by one comparison)
     whole: bytes | None = None
+    #: sub-part label -> (the part's bytes, an independent unpickled copy of them): a live unit that still
+    #: compares equal (``==``, C speed, no allocation) to the copy of the bytes its state names is unchanged
+    #: without being pickled, so a read costs no pickling and a write pickles only what it touched
+    shadow: dict[str, tuple[bytes, Any]] = field(default_factory=dict)
 
 
 def _dumps(value: Any) -> tuple[bytes, Any]:
@@ -178,6 +182,14 @@ class Snapshotter:
         """
         if not self._split(obj):
             return self._result((self._whole_part(obj, previous),), previous)
+        if live is not None and previous is not None and self._shadowed(previous):
+            if self._all_same(obj, previous, live.shadow):
+                return previous, [], []
+            result = self._snapshot(obj, previous, live.shadow)
+            if self.always_split or sum(len(p.data) for p in result[0]) > 2 * SPLIT_BYTES:
+                live.whole = None
+                _update_shadow(live.shadow, result[0])
+                return result
         try:
             whole = pickle.dumps(obj if not self.always_split else self._state_attrs(obj), _PICKLE)
         except Exception:  # noqa: BLE001 - the careful path reports what does not pickle
@@ -192,16 +204,69 @@ class Snapshotter:
             return previous, [], []
         result = self._snapshot(obj, previous)
         live.whole = whole
+        if len(result[0]) > 1 or parse_label(result[0][0].name)[1] is not None:
+            _update_shadow(live.shadow, result[0])
         return result
 
-    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def _shadowed(self, previous: tuple[StatePart, ...]) -> bool:
+        """Whether the owner is split into sub-parts, the layout in which unchanged units are found by ``==``.
+
+        Why only then: a whole part is small by definition (one pickle is cheap), and a state big enough to be split
+        is where pickling everything after every call dominates the cost of a build.
+        """
+        return self.always_split or (len(previous) > 0 and all(parse_label(p.name)[1] is not None for p in previous) and sum(len(p.data) for p in previous) > 2 * SPLIT_BYTES)
+
+    def _all_same(self, obj: Any, previous: tuple[StatePart, ...], shadow: dict[str, tuple[bytes, Any]]) -> bool:
+        """Whether every sub-part of ``previous`` still equals the live object's content, checked without pickling.
+
+        Why a separate pass: most calls read, and a read should cost comparisons only (no chunk dicts built, no
+        pickles). A chunk of a dict is compared by its keys' order and ``copy.items() <= live.items()`` (C-level
+        lookups); anything unsure answers False, and the careful path decides.
+        """
+        attrs = self._state_attrs(obj)
+        covered: dict[str, int] = {}
+        keys: dict[str, list[Any]] = {}
+        for part in previous:
+            label = parse_label(part.name)[1]
+            held = shadow.get(label) if label is not None else None
+            if held is None or (held[0] is not part.data and held[0] != part.data):
+                return False
+            copy = held[1]
+            if "#" in label:  # type: ignore[operator]
+                attr, i = label.split("#", 1)  # type: ignore[union-attr]
+                value = attrs.get(attr)
+                lo = int(i) * CHUNK
+                if type(value) is list:
+                    if not _same(value[lo : lo + CHUNK], copy):
+                        return False
+                elif type(value) is dict and type(copy) is dict:
+                    if attr not in keys:
+                        keys[attr] = list(value)
+                    try:
+                        if list(copy) != keys[attr][lo : lo + CHUNK] or not copy.items() <= value.items():
+                            return False
+                    except Exception:  # noqa: BLE001
+                        return False
+                else:
+                    return False
+                covered[attr] = covered.get(attr, 0) + len(copy)
+                continue
+            names = label.split(",")  # type: ignore[union-attr]
+            if not all(n in attrs for n in names) or not _same({n: attrs[n] for n in names}, copy):
+                return False
+            covered.update(dict.fromkeys(names, -1))
+        if set(covered) != set(attrs):
+            return False
+        return all(n == -1 or (_chunkable(attrs[a]) and n == len(attrs[a])) for a, n in covered.items())
+
+    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, shadow: dict[str, tuple[bytes, Any]] | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         if not self._split(obj):
             parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
             return self._result(parts, previous)
         prev = {parse_label(p.name)[1]: p for p in previous or ()}
         unchunk: set[str] = set()
         while True:
-            attrs, units = self._layout(obj, prev, unchunk)
+            attrs, units = self._layout(obj, prev, unchunk, shadow)
             if previous is not None and len(units) == len(previous) and all(
                 u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
             ):
@@ -248,9 +313,20 @@ class Snapshotter:
             attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
         return attrs
 
-    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str]) -> tuple[dict[str, Any], list[_Unit]]:
-        """The object's units, pickled: groups of the previous state still intact, then attributes and chunks."""
+    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None) -> tuple[dict[str, Any], list[_Unit]]:
+        """The object's units, pickled: groups of the previous state still intact, then attributes and chunks.
+
+        A unit equal to its ``shadow`` copy of the previous part's bytes keeps those bytes without being pickled
+        (its pickler is made lazily, if the sharing check needs it).
+        """
         attrs = self._state_attrs(obj)
+
+        def unchanged(label: str, value: Any) -> bytes | None:
+            old, copy = prev.get(label), (shadow or {}).get(label)
+            if old is None or copy is None or copy[0] != old.data:
+                return None
+            return old.data if _same(value, copy[1]) else None
+
         kept: dict[str, _Unit] = {}
         for label, part in prev.items():
             if label is None or "," not in label:
@@ -259,6 +335,10 @@ class Snapshotter:
             if not all(n in attrs for n in names):
                 continue
             wrapped = {n: attrs[n] for n in names}
+            same = unchanged(label, wrapped)
+            if same is not None:
+                kept[names[0]] = _Unit(label, names, same, wrapped)
+                continue
             try:
                 data, pickler = _dumps(wrapped)
             except Exception:  # noqa: BLE001 - re-examined attribute by attribute below
@@ -275,10 +355,18 @@ class Snapshotter:
                 continue
             if _chunkable(value) and attr not in unchunk:
                 for i, piece in enumerate(_chunks(value)):
+                    same = unchanged(f"{attr}#{i}", piece)
+                    if same is not None:
+                        units.append(_Unit(f"{attr}#{i}", [attr], same, piece, None, value if i == 0 else None))
+                        continue
                     data, pickler = _dumps(piece)
                     units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
                 continue
             wrapped = {attr: value}
+            same = unchanged(attr, wrapped)
+            if same is not None:
+                units.append(_Unit(attr, [attr], same, wrapped))
+                continue
             try:
                 data, pickler = _dumps(wrapped)
             except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
@@ -300,7 +388,9 @@ class Snapshotter:
         if cached is not None and cached[0] == check and cached[1] == unit.data:
             ids = cached[2]
         else:
-            memo = unit.pickler.memo.copy() if unit.pickler is not None else {}
+            if unit.pickler is None:  # kept by the shadow comparison: pickle it now, for its memo
+                unit.pickler = _dumps(unit.value)[1]
+            memo = unit.pickler.memo.copy()
             ids = {i for i, (_, o) in memo.items() if not isinstance(o, _SHAREABLE)}
             ids.discard(id(unit.value))  # the wrapper or slice made for pickling, not an object of the state
             self._id_cache[unit.label] = (check, unit.data, ids)
@@ -485,6 +575,35 @@ def _whole_view(obj: Any, ignore: frozenset[str]) -> Any:
     if hasattr(obj, "__dict__") and not isinstance(obj, type):
         return object_view(obj, ignore)
     return _ViewBuilder(ignore).view(obj, "", 1)
+
+
+def _same(value: Any, copy: Any) -> bool:
+    """Whether a live unit still equals the copy of its last pickled content (False when ``==`` cannot tell).
+
+    Why ``==``: dict/list/str comparison runs in C without allocating, several times faster than pickling, so a
+    call that changed nothing costs one comparison per unit. Objects without ``__eq__`` compare unequal to a copy
+    and so are pickled as before (never wrongly kept). Limitation: changes ``==`` ignores (a dict's key order,
+    ``1`` becoming ``1.0`` or ``True``) are not seen as changes while such a unit's shadow is held.
+    """
+    try:
+        return type(value) is type(copy) and bool(value == copy)
+    except Exception:  # noqa: BLE001 - e.g. arrays whose == is elementwise
+        return False
+
+
+def _update_shadow(shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...]) -> None:
+    """Keep one copy per sub-part the live object now holds: only parts whose bytes changed are unpickled."""
+    labels = set()
+    for part in parts:
+        label = parse_label(part.name)[1]
+        if label is None:
+            continue
+        labels.add(label)
+        held = shadow.get(label)
+        if held is None or held[0] is not part.data and held[0] != part.data:
+            shadow[label] = (part.data, pickle.loads(part.data))
+    for label in set(shadow) - labels:
+        del shadow[label]
 
 
 class _Slice:
