@@ -8,9 +8,12 @@ proportion to what it touched:
 
 - *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
   key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
-- *fingerprinting*: after the call one pickle of the whole state (C speed) is compared with the one taken when
-  the live object last matched its parts, which settles a read; otherwise every sub-part is pickled and
-  compared byte-for-byte, and only those whose bytes changed get a structural view and a content hash;
+- *fingerprinting*: the live object of a split owner keeps an unpickled copy of each sub-part it holds (its
+  *shadow*); after the call every sub-part is compared with its copy by ``==`` (C speed, nothing pickled or
+  allocated), which settles a read; a sub-part that compares unequal is pickled and compared byte-for-byte, and
+  only those whose bytes changed get a structural view and a content hash (a small whole part is settled by one
+  pickle of it, compared with the one taken when the live object last matched). The shadow costs one more
+  in-memory copy of the state;
 - *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
 - *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
 
@@ -33,6 +36,7 @@ import datetime as _dt
 import decimal
 import enum
 import functools
+import gc
 import io
 import pickle
 import random
@@ -74,6 +78,27 @@ class Live:
     #: compares equal (``==``, C speed, no allocation) to the copy of the bytes its state names is unchanged
     #: without being pickled, so a read costs no pickling and a write pickles only what it touched
     shadow: dict[str, tuple[bytes, Any]] = field(default_factory=dict)
+
+
+def _no_gc(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Run ``method`` with the cyclic garbage collector paused.
+
+    Why: snapshotting and restoring allocate many short-lived containers (chunk slices, pickler memos, unpickled
+    copies) that are freed right after; each burst can trigger a full collection that walks the whole heap (a
+    big state included) and finds nothing to free, which made these steps several times slower.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not gc.isenabled():
+            return method(*args, **kwargs)
+        gc.disable()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            gc.enable()
+
+    return wrapper
 
 
 def _dumps(value: Any) -> tuple[bytes, Any]:
@@ -173,6 +198,7 @@ class Snapshotter:
         self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
 
     # -- snapshot -----------------------------------------------------------------------------------------
+    @_no_gc
     def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, live: Live | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         """The owner's parts after a call, reusing ``previous`` parts whose content did not change.
 
@@ -511,6 +537,7 @@ class Snapshotter:
         return out
 
     # -- restore ------------------------------------------------------------------------------------------
+    @_no_gc
     def restore(self, live: Live | None, parts: tuple[StatePart, ...], tracked: Callable[[Any], Iterable[str]] | None = None) -> Live:
         """A live object holding ``parts``, made by patching ``live`` where it differs (or built anew)."""
         if len(parts) == 1 and parse_label(parts[0].name)[1] is None:
@@ -547,6 +574,7 @@ class Snapshotter:
                 continue
             for attr, value in pickle.loads(p.data).items():
                 setattr(obj, attr, value)
+            _shadow_part(live, label, p.data)
         for attr, chunk_parts in chunked.items():
             if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")) == len(chunk_parts):
                 continue
@@ -559,6 +587,7 @@ class Snapshotter:
                     pieces.append(current_pieces[i])
                 else:
                     pieces.append(pickle.loads(p.data))
+                    _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
             if isinstance(pieces[0], list):
                 setattr(obj, attr, [x for piece in pieces for x in piece])
             else:
@@ -589,6 +618,17 @@ def _same(value: Any, copy: Any) -> bool:
         return type(value) is type(copy) and bool(value == copy)
     except Exception:  # noqa: BLE001 - e.g. arrays whose == is elementwise
         return False
+
+
+def _shadow_part(live: Live, label: str, data: bytes) -> None:
+    """Record the copy of a sub-part just restored into the live object, so the next call's check needs no pickle.
+
+    Why: the engine calls from many saved states; without this, every call after a restore would pickle the
+    restored sub-parts again to learn what they hold. Costs one more unpickle of only the restored sub-parts.
+    """
+    held = live.shadow.get(label)
+    if held is None or held[0] is not data:
+        live.shadow[label] = (data, pickle.loads(data))
 
 
 def _update_shadow(shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...]) -> None:
