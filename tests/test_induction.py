@@ -505,3 +505,37 @@ def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
     args = {"customer_id": "C1", "zip_code": "C1"}
     assert _offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
     assert not _offer_coincides({"customer_id": "C1", "zip_code": "Z9"}, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
+
+
+class Session:
+    """A sign-in with the operator's known account; the profile repeats the signed-in user name."""
+
+    def __init__(self) -> None:
+        self.user: str | None = None
+
+    def sign_in(self, username: str, password: str) -> dict:
+        """Sign in.
+
+        Args:
+            username: The account's username.
+            password: The account's password.
+        """
+        if (username, password) != ("ana", "s3cret-pass"):
+            raise PermissionError("wrong username or password")
+        self.user = username
+        return {"signed_in": True}
+
+    def get_profile(self) -> dict:
+        """Show the signed-in user's profile."""
+        if self.user is None:
+            raise PermissionError("not signed in")
+        return {"username": self.user, "plan": "basic"}
+
+
+def test_defect_13_a_read_repeating_what_its_path_was_given_gets_no_credit() -> None:
+    # get_profile only runs after sign_in, and shows back the fixture user name sign_in was given. Before, it was
+    # credited with the name and "provided" sign_in's username: a read providing the input that enabled it.
+    for seed in (0, 1):
+        e = _edges(_build(Session, fixtures={"username": "ana", "password": "s3cret-pass"}, seed=seed))
+        assert ("Session.sign_in", "Session.get_profile", "state", None, None) in e, (seed, sorted(e))
+        assert not any(r[0] == "Session.get_profile" and r[1] == "Session.sign_in" for r in e), (seed, sorted(e))

@@ -60,7 +60,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 18  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 19  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -293,12 +293,13 @@ def _is_number(value: Any) -> bool:
 
 def _written(value: Any, state_changes: Any) -> bool:
     """Whether a call wrote ``value`` into the state: as a new value of a changed path, or anywhere in what it
-    added or removed -- not merely in the path of a record that already existed.
+    added -- not merely in the path of a record that already existed, nor in a record it removed.
 
     Why: an update addresses the record it changes by its key (``customers.C100000.zip_code``); the key was in
     the state before the call, so the call re-stated it and is not its source. A created record's key (a new file
-    name) and a written value are the call's own. Diffs not in the runtime's ``changed``/``added``/``removed``
-    shape fall back to any occurrence.
+    name) and a written value are the call's own. A removed record (a closed loan naming its book) left the
+    state: the call took its values away and put none of them there (issue 18, defect 13). Diffs not in the
+    runtime's ``changed``/``added``/``removed`` shape fall back to any occurrence.
     """
     if not isinstance(state_changes, dict):
         return _occurs(value, state_changes)
@@ -309,7 +310,7 @@ def _written(value: Any, state_changes: Any) -> bool:
             continue
         changed = part.get("changed") or {}
         after = [d.get("after") if isinstance(d, dict) and "after" in d else d for d in changed.values()]
-        if _occurs(value, after) or _occurs(value, part.get("added")) or _occurs(value, part.get("removed")):
+        if _occurs(value, after) or _occurs(value, part.get("added")):
             return True
     return False
 
@@ -910,6 +911,8 @@ class Engine:
         # ...nor what the calls that supplied its inputs already showed (their arguments and output)
         for vid in used.values():
             given |= self._shown(self.values[vid].call)
+        if not changed:
+            given |= self._path_inputs(node)
         per_export: dict[str, int] = {}
         origin = cfg.credit == "origin"
         fresh: list[PoolValue] = []
@@ -935,14 +938,28 @@ class Engine:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
                 continue  # a value it was given and did not write into the state: still the original's
-            if origin and changed and ex.source == "response" and vjson in given and not _written(ex.value, rec.get("state_changes")):
-                continue  # ...and so is one it echoes back in its reply (an update re-stating whose record it changed)
+            if origin and changed and ex.source != "arguments" and vjson in given and not _written(ex.value, rec.get("state_changes")):
+                continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
             pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group)
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
             fresh.append(pv)
         return fresh
+
+    def _path_inputs(self, node: Node) -> frozenset[str]:
+        """JSON of every scalar the calls that created ``node``'s state (the state changes on its path) were given.
+
+        Why: a value a state-changing call was given and kept (a user name signed in with, a fixture's account)
+        was put into the state by that call; a later read that changed nothing and shows it back (a profile that
+        repeats the signed-in user name) is an echo, not its source (issue 18, defect 13). Crediting the read
+        would make it the "provider" of the very input that enabled it.
+        """
+        out: set[str] = set()
+        for n in self._lineage(node.id):
+            if n.creator >= 0:
+                out |= {json.dumps(v, sort_keys=True, default=repr) for v in _scalars(self.calls[n.creator].args)}
+        return frozenset(out)
 
     def _shown(self, call_id: int) -> frozenset[str]:
         """JSON of every scalar a logged call or its suppliers (transitively) were given or showed (arguments,
