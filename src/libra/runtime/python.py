@@ -55,7 +55,7 @@ from .base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownT
 from .diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from .entropy import FIXED_NOW, fixed_entropy
 from .introspect import tool_document
-from .snapshot import Live, Snapshotter, Unsnapshotable, parse_label
+from .snapshot import Live, Snapshotter, Unsnapshotable, _default_pickling, parse_label
 
 LoadHook = Callable[[Any, Any], None]
 Rejection = Callable[[Any], "str | None"]
@@ -113,18 +113,9 @@ def is_identity_constant(value: Any) -> bool:
     cls = type(value)
     if cls is object:
         return True
-    if isinstance(value, type) or getattr(value, "__dict__", None) != {} or not _plain_class(cls):
+    if isinstance(value, type) or getattr(value, "__dict__", None) != {} or not _default_pickling(cls):
         return False
     return True
-
-
-def _plain_class(cls: type) -> bool:
-    """A class whose instances pickle by default and have no slots (their ``__dict__`` is all they hold)."""
-    if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
-        return False
-    if getattr(cls, "__getstate__", object.__getstate__) is not object.__getstate__ or hasattr(cls, "__setstate__"):
-        return False
-    return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
 
 
 #: global values that are machinery, not data: imported modules, ``from __future__`` directives, and loggers
