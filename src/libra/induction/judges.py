@@ -95,6 +95,14 @@ def _undecided(*runs: Run) -> Verdict | None:
     return None
 
 
+def _use_fails_or_undecided(use: Run, control: Run) -> Verdict | None:
+    """Line 16, shared by both value judges: no relation without a success with the provider's value, and no
+    verdict when either run is one the contract cannot classify."""
+    if use.outcome != "success":
+        return rejected("the consumer did not succeed with the provider's value (line 16)")
+    return _undecided(use, control)
+
+
 def judge_provenance(use: Run, control: Run, omitted: bool = False) -> Verdict:
     """Input provenance (Algorithm 1, lines 16-21): the consumer succeeds with the provider's value (line 16,
     succ(r_use)) and fails when that input is replaced by a test value the provider did not produce, or omitted
@@ -106,11 +114,9 @@ def judge_provenance(use: Run, control: Run, omitted: bool = False) -> Verdict:
     with a valid one differs from the use only in that value, so a refusal against an empty success (reading an
     empty file that exists) is the value's doing.
     """
-    if use.outcome != "success":
-        return rejected("the consumer did not succeed with the provider's value (line 16)")
-    undecided = _undecided(use, control)
-    if undecided is not None:
-        return undecided
+    settled = _use_fails_or_undecided(use, control)
+    if settled is not None:
+        return settled
     if control.outcome != "failure":
         return rejected("the control succeeds too: the value is not necessary (line 20)")
     if omitted and not produced_something(use.record):
@@ -126,11 +132,9 @@ def judge_compatibility(use: Run, control: Run, similarity: float, tau: float) -
     the control's run does not share. Two empty results, or two identical ones, show the value made no
     difference, whatever the names say.
     """
-    if use.outcome != "success":
-        return rejected("the consumer did not succeed with the provider's value (line 16)")
-    undecided = _undecided(use, control)
-    if undecided is not None:
-        return undecided
+    settled = _use_fails_or_undecided(use, control)
+    if settled is not None:
+        return settled
     if control.outcome != "success":
         return rejected("the control fails: a provenance test, not a compatibility one (line 22)")
     if not similarity > tau:
