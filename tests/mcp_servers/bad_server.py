@@ -1,0 +1,53 @@
+"""An MCP server on the 1.x SDK (whose stdio transport, unlike 2.x's, lets a stray print reach the protocol
+stream, as in many real 1.x servers) that misbehaves on purpose: ``--exit-at-start`` dies before the handshake; otherwise
+``crash_on_third`` kills the process on its third call, ``hang`` never answers, ``garbage`` writes a line of
+non-JSON to stdout, and ``echo`` answers normally."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from mcp.server.fastmcp import FastMCP
+
+server = FastMCP("bad")
+CALLS = {"n": 0}
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text."""
+    return text
+
+
+@server.tool()
+def crash_on_third(text: str) -> str:
+    """Return the text; the third call kills the server."""
+    CALLS["n"] += 1
+    if CALLS["n"] >= 3:
+        sys.stderr.write("fatal: simulated crash\n")
+        sys.stderr.flush()
+        os._exit(7)
+    return text
+
+
+@server.tool()
+def hang(text: str) -> str:
+    """Never returns."""
+    time.sleep(3600)
+    return text
+
+
+@server.tool()
+def garbage(text: str) -> str:
+    """Writes a non-JSON line to stdout before answering."""
+    print("this is not json-rpc", flush=True)
+    return text
+
+
+if __name__ == "__main__":
+    if "--exit-at-start" in sys.argv:
+        sys.stderr.write("bad server: cannot open its database /nonexistent/db\n")
+        sys.exit(3)
+    server.run()
