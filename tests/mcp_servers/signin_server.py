@@ -13,8 +13,8 @@ from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import BaseModel
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel
 
 server = MCPServer("signin")
 ACCOUNTS = {"alice": "wonderland", "bob": "builder"}

@@ -30,22 +30,37 @@ Why this shape:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import shutil
 import tempfile
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Self
 
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError, ConfigError
-from .base import InvocationRecord, State, ToolRuntimeError, UnknownToolError, to_jsonable
-from .mcp_client import CallFailed, Connection, McpServerError, ServerSpec, ToolInfo, _LoopThread
+from .base import (
+    InvocationRecord,
+    State,
+    ToolRuntimeError,
+    UnknownToolError,
+    to_jsonable,
+)
+from .mcp_client import (
+    CallFailed,
+    Connection,
+    McpServerError,
+    ServerSpec,
+    ToolInfo,
+    _LoopThread,
+)
 from .sandbox_dir import Manifest, SandboxDir, fingerprint
 
-__all__ = ["McpRuntime", "McpServerError", "ServerSpec", "McpPath"]
+__all__ = ["McpPath", "McpRuntime", "McpServerError", "ServerSpec"]
 
 #: longest base64 payload kept in a record from an image/audio block (the rest is cut: records stay small)
 _MAX_DATA = 200
@@ -319,17 +334,15 @@ class McpRuntime:
     def close(self) -> None:
         """End every server (their process groups), the event loop, and the work directory if it is ours."""
         for conn in getattr(self, "_conns", {}).values():
-            try:
+            with contextlib.suppress(Exception):  # keep ending the others
                 conn.stop()
-            except Exception:  # noqa: BLE001 - keep ending the others
-                pass
         if hasattr(self, "_loop"):
             self._loop.close()
         if self._own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
-    def __enter__(self) -> "McpRuntime":
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -23,16 +23,18 @@ Why this shape:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Mapping
+from typing import Any
 
 from ..errors import ConfigError
 from .base import ToolRuntimeError
@@ -63,7 +65,8 @@ class ServerSpec:
     """One MCP server as a project file's ``[[mcp]]`` table describes it.
 
     ``command``/``args``/``env``/``cwd`` start a stdio server; ``url`` names a Streamable HTTP endpoint (started by
-    ``command`` when both are given, else a server someone else runs). ``{sandbox}`` in args, env, cwd and url is
+    ``command`` when both are given, else a server someone else runs); a started server's working directory is
+    ``cwd``, by default the sandbox, so relative paths in arguments land inside it. ``{sandbox}`` in args, env, cwd and url is
     the sandbox path, ``{port}`` a free local port chosen per start. ``state`` says where the server keeps what a
     later call can see: ``"files"`` (only in the sandbox: a state is restored by putting files back) or
     ``"process"`` (also in its memory, e.g. a session: a state is reached by replaying calls).
@@ -103,7 +106,7 @@ class ServerSpec:
         object.__setattr__(self, "env", dict(self.env))
 
     @classmethod
-    def from_config(cls, table: Mapping[str, Any]) -> "ServerSpec":
+    def from_config(cls, table: Mapping[str, Any]) -> ServerSpec:
         """A spec from one ``[[mcp]]`` table (unknown keys are refused, so a typo never goes unnoticed)."""
         if not isinstance(table, Mapping):
             raise ConfigError("each [[mcp]] entry must be a table")
@@ -117,7 +120,7 @@ class ServerSpec:
             raise ConfigError(f"MCP server {table['name']!r}: 'args' must be a list of strings")
         return cls(**{k: (tuple(v) if k == "args" else v) for k, v in table.items()})
 
-    def expanded(self, sandbox: Path, port: int | None) -> "ServerSpec":
+    def expanded(self, sandbox: Path, port: int | None) -> ServerSpec:
         """This spec with ``{sandbox}`` and ``{port}`` replaced."""
 
         def sub(text: str | None) -> str | None:
@@ -181,7 +184,7 @@ async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None
 
     import anyio
 
-    with open(log, "ab") as errlog:
+    with open(log, "ab") as errlog:  # noqa: ASYNC230 - a local log file opens at once
         return await anyio.open_process(
             argv,
             stdin=subprocess.PIPE if stdio else subprocess.DEVNULL,
@@ -214,10 +217,8 @@ async def end_process_group(proc: Any, grace: float = 0.5) -> None:
     import anyio
 
     if proc.stdin is not None:
-        try:
+        with contextlib.suppress(Exception):  # already closed or broken
             await proc.stdin.aclose()
-        except Exception:  # noqa: BLE001 - already closed or broken
-            pass
     for sig, wait in ((None, grace), (signal.SIGTERM, 1.0), (signal.SIGKILL, 2.0)):
         if sig is not None:
             try:
@@ -335,6 +336,7 @@ class Connection:
         self.tools: list[ToolInfo] = []
         self.pids: list[int] = []  # every process this connection started (tests check none is left)
         self.starts = 0
+        self.protocol: str | None = None  # the protocol version negotiated at the last start
         self._jobs: asyncio.Queue[Any] | None = None
         self._done: Any = None
         self._garbage: str | None = None
@@ -397,7 +399,7 @@ class Connection:
                 try:
                     if spec.command:
                         try:
-                            self._proc = await start_process([spec.command, *spec.args], env, spec.cwd, self.log, stdio=spec.url is None)
+                            self._proc = await start_process([spec.command, *spec.args], env, spec.cwd or str(self.sandbox), self.log, stdio=spec.url is None)
                         except OSError as exc:
                             raise self._start_error(f"cannot run {spec.command!r} ({exc.strerror or exc})") from None
                         self.pids.append(self._proc.pid)
@@ -413,11 +415,18 @@ class Connection:
                     # read_timeout bounds each request of the handshake (a cancel scope around entering the
                     # client would hold its task group); calls are bounded by their own timeout below
                     client = await stack.enter_async_context(Client(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout))
+                    self.protocol = client.protocol_version
                     tools = await self._list_tools(client)
                 except McpServerError as exc:
                     ready.set_exception(exc)
                     return
                 except BaseException as exc:  # noqa: BLE001 - any connect failure is the server's, with its stderr
+                    if self._proc is not None:
+                        with anyio.move_on_after(1.0):  # a server that died: report its exit status
+                            while self._proc.returncode is None:
+                                await anyio.sleep(0.01)
+                    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+                        exc = exc.exceptions[0]
                     why = f"it {self._garbage_text()}" if self._garbage else f"{type(exc).__name__}: {exc}".rstrip(": ")
                     if self._proc is not None and self._proc.returncode is not None:
                         why = f"it exited with status {self._proc.returncode}" + (f" (it {self._garbage_text()})" if self._garbage else "")
@@ -450,8 +459,9 @@ class Connection:
 
     async def _wait_for_port(self, url: str, timeout: float) -> None:
         """Wait until the HTTP server behind ``url`` accepts connections (or its process exits)."""
-        import anyio
         from urllib.parse import urlsplit
+
+        import anyio
 
         parts = urlsplit(url)
         host, port = parts.hostname or "127.0.0.1", parts.port or (443 if parts.scheme == "https" else 80)
@@ -527,10 +537,10 @@ class Connection:
         if jobs is not None:
             self.loop.loop.call_soon_threadsafe(jobs.put_nowait, None)
         if done is not None:
-            try:  # the owner ends its client (and so its server) when it reads the None
+            # the owner ends its client (and so its server) when it reads the None; if it failed instead, its
+            # process is ended below
+            with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(_wait(done, 8.0), self.loop.loop).result(timeout=15)
-            except Exception:  # noqa: BLE001 - the owner failed; its process is ended below
-                pass
         self._after_stop()
 
     def _after_stop(self) -> None:
@@ -548,13 +558,11 @@ async def _wait(task: Any, timeout: float) -> None:
     """Wait for an owner task; cancel it when it is stuck (e.g. in a handshake that never ends)."""
     try:
         await asyncio.wait_for(asyncio.shield(task), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         task.cancel()
-        try:
+        with contextlib.suppress(BaseException):
             await asyncio.wait_for(task, 5.0)
-        except BaseException:  # noqa: BLE001
-            pass
-    except BaseException:  # noqa: BLE001 - reported through the futures already
+    except BaseException:  # noqa: BLE001, S110 - its failure was reported through the futures already
         pass
 
 
@@ -567,5 +575,5 @@ class _Streams:
     async def __aenter__(self) -> Any:
         return self._streams
 
-    async def __aexit__(self, *exc: Any) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         return None

@@ -9,7 +9,7 @@ naming exactly what it installed and is skipped while the stamp matches, so a se
 - ``~/.cache/libra/npm``: ``@modelcontextprotocol/server-filesystem`` and ``server-memory`` (pinned) installed
   with ``npm install --prefix``. Missing ``node``/``npm`` gives one line saying what to install.
 
-``LIBRA_CACHE`` moves the root (default ``~/.cache/libra``).
+``LIBRA_MCP_CACHE`` moves the root (default ``~/.cache/libra``, beside the AppWorld venv).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ NPM_SERVERS: tuple[str, ...] = ("@modelcontextprotocol/server-filesystem@2026.8.
 
 
 def cache_root() -> Path:
-    return Path(os.environ.get("LIBRA_CACHE") or Path.home() / ".cache" / "libra")
+    return Path(os.environ.get("LIBRA_MCP_CACHE") or Path.home() / ".cache" / "libra")
 
 
 def _stamped(stamp: Path, spec: str) -> bool:
@@ -37,7 +37,7 @@ def _stamped(stamp: Path, spec: str) -> bool:
 
 
 def _run(cmd: list[str], what: str) -> None:
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
     if proc.returncode != 0:
         tail = " | ".join(proc.stdout.strip().splitlines()[-3:])
         raise ConfigError(f"installing {what} failed (exit {proc.returncode}): {tail}")

@@ -16,6 +16,8 @@ Metadata-only changes never change a fingerprint:
   ``git ls-files -s`` prints -- parsed here for index versions 2, 3 and 4 (extensions such as the cached tree
   are derived from the entries and left out). The raw bytes are still stored, so a restore writes a valid
   index; two indexes that differ only in stat data count as one state, and the first one seen is restored.
+- a git reflog (``.git/logs/...``) stamps each entry with the clock at the time of the call; its identity is
+  the entries without those times (:func:`git_reflog_entries`).
 
 Reading every file on every call would cost the sandbox's size per call, so hashes are cached per path by
 (size, mtime_ns, ctime_ns, inode): a rewrite changes ctime, so a cached hash is only reused for a file that was
@@ -27,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import stat
 from dataclasses import dataclass
@@ -104,10 +107,23 @@ def git_index_entries(data: bytes) -> str | None:
     return "\n".join(lines) + ("\n" if lines else "")
 
 
-def _normalized(name: str, data: bytes) -> str | None:
+_REFLOG_TIME = re.compile(r"^(\S+ \S+ .*?) \d+ [+-]\d{4}\t", re.MULTILINE)
+
+
+def git_reflog_entries(data: bytes) -> str:
+    """A git reflog without the time of each entry: old and new object ids, who, and the message.
+
+    Why: a reflog line records *when* a ref moved by the machine's clock (git libraries such as GitPython write
+    it with the real time even when commit dates are pinned), which is metadata like an mtime."""
+    return _REFLOG_TIME.sub(r"\1\t", data.decode("utf-8", "replace"))
+
+
+def _normalized(rel: str, name: str, data: bytes) -> str | None:
     """The normalized text of a file whose raw bytes hold metadata, or None for plain files."""
     if name == "index" and data[:4] == b"DIRC":
         return git_index_entries(data)
+    if ".git/logs/" in f"/{rel}":
+        return git_reflog_entries(data)
     return None
 
 
@@ -181,7 +197,7 @@ class SandboxDir:
         key = _sha(data)
         self._keep(key, data)
         ident = key
-        normal = _normalized(name, data)
+        normal = _normalized(rel, name, data)
         if normal is not None:
             ident = "n:" + _sha(normal.encode())
             self._normal[ident] = normal
@@ -260,13 +276,27 @@ class SandboxDir:
     def diff(self, before: Manifest, after: Manifest) -> dict[str, dict[str, Any]]:
         """The change between two manifests in :mod:`libra.runtime.diff`'s format (paths are JSON-quoted keys)."""
         out: dict[str, dict[str, Any]] = {"changed": {}, "added": {}, "removed": {}}
+        removed = [rel for rel in before if rel not in after]
+        added = [rel for rel in after if rel not in before]
+        for rel in removed:
+            if not _has_child(rel, before[rel], removed):
+                out["removed"][_key(rel)] = self.show(before[rel])
         for rel, e in before.items():
-            key = f"[{json.dumps(rel, ensure_ascii=False)}]"
-            if rel not in after:
-                out["removed"][key] = self.show(e)
-            elif after[rel].ident != e.ident or after[rel].kind != e.kind:
-                out["changed"][key] = {"before": self.show(e), "after": self.show(after[rel])}
-        for rel, e in after.items():
-            if rel not in before:
-                out["added"][f"[{json.dumps(rel, ensure_ascii=False)}]"] = self.show(e)
+            other = after.get(rel)
+            if other is not None and (other.ident != e.ident or other.kind != e.kind or other.executable != e.executable):
+                out["changed"][_key(rel)] = {"before": self.show(e), "after": self.show(other)}
+        for rel in added:
+            if not _has_child(rel, after[rel], added):
+                out["added"][_key(rel)] = self.show(after[rel])
         return out
+
+
+def _key(rel: str) -> str:
+    return f"[{json.dumps(rel, ensure_ascii=False)}]"
+
+
+def _has_child(rel: str, entry: Entry, paths: list[str]) -> bool:
+    """Whether a directory's appearance (or disappearance) is already told by a path under it: a diff lists a
+    new directory only when it is empty, so ``state_changes`` holds the files, not the folders around them."""
+    prefix = rel + "/"
+    return entry.kind == "d" and any(p.startswith(prefix) for p in paths)
