@@ -275,3 +275,17 @@ def test_fingerprints_ignore_mtimes_and_git_stat_data(tmp_path: Path) -> None:
     assert fingerprint(sandbox.scan()) != fingerprint(before)
     sandbox.restore(before)
     assert (repo / "f.txt").read_text() == "x\n" and fingerprint(sandbox.scan()) == fingerprint(before)
+
+
+def test_a_library_is_built_over_filesystem_and_git(template: Path) -> None:
+    from libra.induction.build import BuildOptions, build_library
+    from libra.runtime.mcp_source import McpSource
+
+    source = McpSource(fs_git_servers(), template, name="fsgit", fixtures={"repo_path": "{sandbox}/repo"})
+    lib = build_library(source, None, BuildOptions(workers=0, progress=False))
+    edges = {(r.kind, r.provider, r.consumer) for r in lib.relations}
+    assert ("provenance", "fs.write_file", "fs.read_text_file") in edges
+    assert ("state", "fs.write_file", "fs.read_text_file") in edges
+    assert lib.stats["tools"] == len(source.catalog()) and lib.stats["health"]["tools"] == lib.stats["tools"]
+    pids = [pid for rt in source.opened for pid in rt.pids]
+    assert pids and all(rt.closed for rt in source.opened) and [p for p in pids if running(p)] == []

@@ -167,6 +167,7 @@ class McpRuntime:
         self._memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self._live: str | None = None
         self._live_manifest: Manifest = {}
+        self.closed = False
         try:
             self.sandbox.reset(self.template)
             tools: list[Tool] = []
@@ -333,6 +334,7 @@ class McpRuntime:
 
     def close(self) -> None:
         """End every server (their process groups), the event loop, and the work directory if it is ours."""
+        self.closed = True
         for conn in getattr(self, "_conns", {}).values():
             with contextlib.suppress(Exception):  # keep ending the others
                 conn.stop()
