@@ -289,3 +289,25 @@ def test_a_library_is_built_over_filesystem_and_git(template: Path) -> None:
     assert lib.stats["tools"] == len(source.catalog()) and lib.stats["health"]["tools"] == lib.stats["tools"]
     pids = [pid for rt in source.opened for pid in rt.pids]
     assert pids and all(rt.closed for rt in source.opened) and [p for p in pids if running(p)] == []
+
+
+def test_a_state_from_an_earlier_runtime_is_replayed(template: Path, tmp_path: Path) -> None:
+    """What a resumed build does: states saved by one runtime (their call paths) are reached by another one on
+    the same sandbox path, by replaying the calls from the fresh sandbox."""
+    first = McpRuntime(fs_git_servers(), template, workdir=tmp_path)
+    try:
+        note = f"{first.sandbox.path}/repo/n.txt"
+        _, written = first.invoke(first.fresh(), "fs.write_file", {"path": note, "content": "N"})
+        _, staged = first.invoke(written, "git.git_add", {"repo_path": f"{first.sandbox.path}/repo", "files": ["n.txt"]})
+    finally:
+        close_and_check(first)
+    second = McpRuntime(fs_git_servers(), template, workdir=tmp_path)
+    try:
+        assert second.fresh() == first.fresh()
+        rec, same = second.invoke(staged, "git.git_status", {"repo_path": f"{second.sandbox.path}/repo"})
+        assert rec.status == "success" and "n.txt" in str(rec.output) and same == staged
+        assert second.stats["replayed_calls"] == 2 and second.stats["replay_mismatches"] == 0
+        rec, _ = second.invoke(written, "fs.read_text_file", {"path": note})  # held in files now: restored
+        assert rec.status == "success" and "N" in str(rec.output) and second.stats["replayed_calls"] == 2
+    finally:
+        close_and_check(second)

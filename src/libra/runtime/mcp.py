@@ -253,23 +253,37 @@ class McpRuntime:
             if k is not None and not k.path.history:
                 start = i
                 break
-        live_steps = self._states[self._live].path.steps if self._live in self._states else None
-        if live_steps is not None and len(live_steps) >= start and path.steps[: len(live_steps)] == live_steps:
-            start = len(live_steps)  # the servers already are on this path: replay only the rest
+        live = self._states.get(self._live) if self._live is not None else None
+        if live is not None and len(live.path.steps) >= start and path.steps[: len(live.path.steps)] == live.path.steps:
+            start = len(live.path.steps)  # the servers already are on this path: replay only the rest
+            history = live.path.history
         else:
-            base = self._fresh.fingerprint if start == 0 else path.steps[start - 1][2]
-            self._restore_files(self._states[base].manifest)
-        for tool, args_json, expected in path.steps[start:]:
-            conn, mcp_name, _ = self._tools[tool]
+            base = self._states[self._fresh.fingerprint if start == 0 else path.steps[start - 1][2]]
+            self._restore_files(base.manifest)
+            history = base.path.history
+        for i in range(start, len(path.steps)):
+            tool, args_json, expected = path.steps[i]
+            conn, mcp_name, annotations = self._tools[tool]
             try:
-                conn.call(mcp_name, json.loads(args_json))
-            except CallFailed:
-                pass
+                result = conn.call(mcp_name, json.loads(args_json))
+                status = "rejected" if result.is_error else "success"
+            except (CallFailed, McpServerError):
+                status = "error"
             self.stats["replayed_calls"] += 1
-        self._live_manifest = self.sandbox.scan()
-        if path.steps and fingerprint(self._live_manifest) != fingerprint(self._states.get(path.steps[-1][2], _Known(self._live_manifest, path)).manifest):
-            self.stats["replay_mismatches"] += 1
+            if self._counts(conn, annotations, status):
+                history = history + ((tool, args_json),)
+            manifest = self.sandbox.scan()
+            if self._fingerprint(fingerprint(manifest), history) != expected:
+                self.stats["replay_mismatches"] += 1  # a server that is not deterministic: the state is taken as is
+            self._states.setdefault(expected, _Known(manifest, McpPath(path.steps[: i + 1], history)))
+        self._live_manifest = self.sandbox.scan() if start == len(path.steps) else manifest
         self._live = state.fingerprint
+
+    @staticmethod
+    def _counts(conn: Connection, annotations: Mapping[str, Any], status: str) -> bool:
+        """Whether a call joins the state's identity: a success on a ``process`` server that its author does not
+        mark read-only (its effect on the server's memory cannot be seen, so the call itself stands for it)."""
+        return conn.spec.state == "process" and status == "success" and not annotations.get("readOnlyHint")
 
     # -- calls ------------------------------------------------------------------------------------------
     def invoke(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> tuple[InvocationRecord, State]:
@@ -311,7 +325,7 @@ class McpRuntime:
         self.timings["call_ms"].append(record.duration_ms)
         after = self.sandbox.scan()
         history = path.history
-        counted = conn.spec.state == "process" and record.status == "success" and not annotations.get("readOnlyHint")
+        counted = self._counts(conn, annotations, record.status)
         if counted:
             history = history + ((tool, args_json),)
         changes: dict[str, Any] = {}
