@@ -27,13 +27,13 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from _common import save  # noqa: E402
+from _common import save
 
-from libra.induction.build import BuildOptions, build_library  # noqa: E402
-from libra.runtime.mcp import McpRuntime  # noqa: E402
-from libra.runtime.mcp_client import pinned_environment  # noqa: E402
-from libra.runtime.mcp_setup import npm_servers_bin, pypi_servers_bin  # noqa: E402
-from libra.runtime.mcp_source import McpSource  # noqa: E402
+from libra.induction.build import BuildOptions, build_library
+from libra.runtime.mcp import McpRuntime
+from libra.runtime.mcp_client import pinned_environment
+from libra.runtime.mcp_setup import npm_servers_bin, pypi_servers_bin
+from libra.runtime.mcp_source import McpSource
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "mcp_servers"
 
