@@ -311,3 +311,32 @@ def test_a_state_from_an_earlier_runtime_is_replayed(template: Path, tmp_path: P
         assert rec.status == "success" and "N" in str(rec.output) and second.stats["replayed_calls"] == 2
     finally:
         close_and_check(second)
+
+
+def test_streamable_http_server_run_by_someone_else(tmp_path: Path) -> None:
+    import socket
+    import time
+
+    from libra.runtime.mcp_client import free_port
+
+    port = free_port()
+    env = {**os.environ, "NOTES_DIR": str(tmp_path / "notes")}
+    server = subprocess.Popen([sys.executable, str(HERE / "signin_server.py"), "--http", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        rt = McpRuntime([{"name": "remote", "url": f"http://127.0.0.1:{port}/mcp"}])
+        try:
+            assert {"remote.sign_in", "remote.add_note"} <= set(rt.catalog.names) and rt.pids == []
+            rec, _ = rt.invoke(rt.fresh(), "remote.sign_in", {"username": "bob", "password": "builder"})
+            assert rec.status == "success" and "access_token" in rec.output
+        finally:
+            rt.close()
+        assert server.poll() is None  # not ours to end
+    finally:
+        server.terminate()
+        server.wait(10)

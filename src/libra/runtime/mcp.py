@@ -16,7 +16,8 @@ Why this shape:
   step with the fingerprint it reached), which is all another process needs to reach it again.
 - **Reaching a state** before a call: nothing when the servers already are in it; a state held in files alone
   is restored **in place** (same absolute path, only differing files written) and the servers whose view may
-  be stale are restarted (``restart_on_restore``, and every ``process`` server, whose memory must start empty);
+  be stale are restarted (``restart_on_restore``, and every ``process`` server whose memory holds calls: it must
+  start empty);
   a state with process history is reached by restoring the last files-only state on its path and *replaying*
   the calls after it. Every (state, tool, arguments) is memoised, so a repeated call returns its first record:
   outputs that read the clock or draw random ids cannot make two identical calls disagree.
@@ -230,7 +231,7 @@ class McpRuntime:
         self.sandbox.restore(manifest)
         self._live_manifest = manifest
         for conn in self._conns.values():
-            if conn.alive and (conn.spec.state == "process" or conn.spec.restart_on_restore):
+            if conn.alive and (conn.spec.restart_on_restore or (conn.spec.state == "process" and conn.dirty)):
                 conn.stop()
         self.stats["restores"] += 1
         self.timings["restore_ms"].append((time.perf_counter() - t0) * 1000)
@@ -272,6 +273,7 @@ class McpRuntime:
             self.stats["replayed_calls"] += 1
             if self._counts(conn, annotations, status):
                 history = history + ((tool, args_json),)
+                conn.dirty = True
             manifest = self.sandbox.scan()
             if self._fingerprint(fingerprint(manifest), history) != expected:
                 self.stats["replay_mismatches"] += 1  # a server that is not deterministic: the state is taken as is
@@ -328,6 +330,7 @@ class McpRuntime:
         counted = self._counts(conn, annotations, record.status)
         if counted:
             history = history + ((tool, args_json),)
+            conn.dirty = True
         changes: dict[str, Any] = {}
         dir_fp = fingerprint(after)
         if dir_fp != fingerprint(before):

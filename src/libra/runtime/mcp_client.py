@@ -337,6 +337,7 @@ class Connection:
         self.pids: list[int] = []  # every process this connection started (tests check none is left)
         self.starts = 0
         self.protocol: str | None = None  # the protocol version negotiated at the last start
+        self.dirty = False  # whether its memory holds calls since its start (kept by the runtime)
         self._jobs: asyncio.Queue[Any] | None = None
         self._done: Any = None
         self._garbage: str | None = None
@@ -350,6 +351,7 @@ class Connection:
     def start(self) -> None:
         """Start (or restart) the server and list its tools; :class:`McpServerError` when it cannot."""
         self.stop()
+        self.dirty = False
         try:
             self._start_in(self.mode)
         except McpServerError:
@@ -530,6 +532,9 @@ class Connection:
             if exc.fatal:
                 self.stop()
             raise
+        except concurrent.futures.TimeoutError:  # the owner itself is stuck: end it and the server
+            self.stop()
+            raise CallFailed(f"MCP server {self.spec.name!r} did not answer within {self.spec.timeout:g} s (hung); it was restarted", True) from None
 
     def stop(self) -> None:
         """End the server (its whole process group) and the owner task; idempotent."""
