@@ -106,6 +106,8 @@ def test_git_add_then_commit_across_servers(workspace: McpRuntime) -> None:
     assert "\ta.txt\n" in index and "\tREADME.md\n" in index  # the index shown as its entries, without stat data
     rec, committed = workspace.invoke(staged, "git.git_commit", {"repo_path": repo, "message": "add a"})
     assert rec.status == "success" and committed != staged
+    shown = rec.state_changes["sandbox"]["added"].values()  # git objects shown inflated: the commit is readable
+    assert any(v.startswith("commit ") and "author libra <libra@example.invalid> 1735732800 +0000" in v and "\n\nadd a" in v for v in shown)
     log, _ = workspace.invoke(committed, "git.git_log", {"repo_path": repo})
     assert "add a" in str(log.output)
     log, _ = workspace.invoke(staged, "git.git_log", {"repo_path": repo})
@@ -340,3 +342,14 @@ def test_streamable_http_server_run_by_someone_else(tmp_path: Path) -> None:
     finally:
         server.terminate()
         server.wait(10)
+
+
+def test_a_server_that_dies_on_the_discovery_probe_is_reached_with_the_handshake_alone() -> None:
+    rt = McpRuntime([{"name": "raw", "command": sys.executable, "args": [str(HERE / "raw_server.py")]}])
+    try:
+        conn = rt._conns["raw"]
+        assert conn.mode == "legacy" and conn.protocol == "2024-11-05"
+        rec, _ = rt.invoke(rt.fresh(), "raw.shout", {"text": "hi"})
+        assert rec.status == "success" and rec.output == "HI"
+    finally:
+        close_and_check(rt)

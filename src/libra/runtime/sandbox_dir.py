@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import stat
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,25 @@ def git_reflog_entries(data: bytes) -> str:
     Why: a reflog line records *when* a ref moved by the machine's clock (git libraries such as GitPython write
     it with the real time even when commit dates are pinned), which is metadata like an mtime."""
     return _REFLOG_TIME.sub(r"\1\t", data.decode("utf-8", "replace"))
+
+
+_GIT_OBJECT = re.compile(r"(^|/)\.git/objects/[0-9a-f]{2}/[0-9a-f]{38,62}$")
+
+
+def git_object_text(data: bytes) -> bytes:
+    """A loose git object as readable bytes: ``<type> <size>`` and, for commits, tags and blobs, the content.
+
+    Why: the objects a commit writes are zlib streams; shown inflated, ``state_changes`` holds the commit's
+    message, tree and parents instead of a hash of compressed bytes (display only: fingerprints use the raw
+    content, which is a function of the inflated one)."""
+    try:
+        raw = zlib.decompress(data)
+    except zlib.error:
+        return data
+    header, _, body = raw.partition(b"\0")
+    if header.startswith(b"tree "):
+        return header + b" (binary entries)"
+    return header + b"\n" + body
 
 
 def _normalized(rel: str, name: str, data: bytes) -> str | None:
@@ -253,9 +273,9 @@ class SandboxDir:
                 os.replace(tmp, full)
 
     # -- diffs ------------------------------------------------------------------------------------------
-    def show(self, entry: Entry) -> Any:
+    def show(self, entry: Entry, rel: str = "") -> Any:
         """A file's content as ``state_changes`` shows it: text (cut at :data:`MAX_TEXT`), the normalized form
-        of a metadata-bearing file, or a size-and-hash line for binary content."""
+        of a metadata-bearing file, a git object's inflated content, or a size-and-hash line for binary content."""
         if entry.kind == "d":
             return {}
         if entry.kind == "o":
@@ -263,6 +283,8 @@ class SandboxDir:
         if entry.ident in self._normal:
             return self._normal[entry.ident]
         data = self.blob(entry.blob)
+        if entry.kind == "f" and _GIT_OBJECT.search(rel):
+            data = git_object_text(data)
         if entry.kind == "l":
             return {"symlink": data.decode("utf-8", "replace")}
         try:
@@ -280,14 +302,14 @@ class SandboxDir:
         added = [rel for rel in after if rel not in before]
         for rel in removed:
             if not _has_child(rel, before[rel], removed):
-                out["removed"][_key(rel)] = self.show(before[rel])
+                out["removed"][_key(rel)] = self.show(before[rel], rel)
         for rel, e in before.items():
             other = after.get(rel)
             if other is not None and (other.ident != e.ident or other.kind != e.kind or other.executable != e.executable):
-                out["changed"][_key(rel)] = {"before": self.show(e), "after": self.show(other)}
+                out["changed"][_key(rel)] = {"before": self.show(e, rel), "after": self.show(other, rel)}
         for rel in added:
             if not _has_child(rel, after[rel], added):
-                out["added"][_key(rel)] = self.show(after[rel])
+                out["added"][_key(rel)] = self.show(after[rel], rel)
         return out
 
 
