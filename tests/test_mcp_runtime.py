@@ -353,3 +353,17 @@ def test_a_server_that_dies_on_the_discovery_probe_is_reached_with_the_handshake
         assert rec.status == "success" and rec.output == "HI"
     finally:
         close_and_check(rt)
+
+
+def test_a_library_is_built_over_a_server_whose_session_is_in_memory() -> None:
+    from libra.induction.build import BuildOptions, build_library
+    from libra.runtime.mcp_source import McpSource
+
+    source = McpSource([signin_spec()], name="notes", fixtures={"username": "alice", "password": "wonderland"})
+    lib = build_library(source, None, BuildOptions(workers=0, progress=False))
+    edges = {(r.kind, r.provider, r.consumer, r.provider_field, r.consumer_input) for r in lib.relations}
+    assert ("provenance", "notes.sign_in", "notes.add_note", "access_token", "access_token") in edges
+    assert ("state", "notes.sign_in", "notes.add_note", None, None) in edges
+    rt = source.opened[-1]
+    assert rt.stats["replayed_calls"] > 0 and rt.stats["replay_mismatches"] == 0
+    assert [p for r in source.opened for p in r.pids if running(p)] == []
