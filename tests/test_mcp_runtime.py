@@ -182,6 +182,8 @@ def test_state_in_server_memory_is_replayed() -> None:
         assert rec.output == {"result": "alice"} and same == signed  # readOnlyHint: not part of the identity
         rec, noted = rt.invoke(signed, "notes.add_note", {"access_token": token, "title": "t", "text": "body"})
         assert rec.status == "success" and "notes/alice/n1.txt" in str(rec.state_changes)
+        view = rt.view(noted)
+        assert view["sandbox"] == {"notes/alice/n1.txt": "t\nbody\n"} and [c["tool"] for c in view["memory"]] == ["notes.sign_in", "notes.add_note"]
         rec, _ = rt.invoke(fresh, "notes.add_note", {"access_token": token, "title": "t", "text": "body"})
         assert rec.status == "rejected" and "not signed in" in rec.error
         replayed = rt.stats["replayed_calls"]
@@ -231,6 +233,13 @@ def test_garbage_on_stdout_is_an_error_record_and_the_next_call_works(bad: McpRu
     rec, _ = bad.invoke(bad.fresh(), "bad.garbage", {"text": "g"})
     assert rec.status == "error" and "this is not json-rpc" in rec.error
     assert bad.invoke(bad.fresh(), "bad.echo", {"text": "after garbage"})[0].output == {"result": "after garbage"}
+
+
+def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
+    assert bad.catalog["bad.peek"].metadata["annotations"]["readOnlyHint"] is True
+    rec, after = bad.invoke(bad.fresh(), "bad.peek", {"text": "seen"})
+    assert rec.status == "success" and after != bad.fresh() and rec.state_changes["sandbox"]["added"] == {'["peek.log"]': "seen\n"}
+    assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
 
 
 def test_a_server_that_cannot_start_is_named_with_its_stderr() -> None:
@@ -367,3 +376,35 @@ def test_a_library_is_built_over_a_server_whose_session_is_in_memory() -> None:
     rt = source.opened[-1]
     assert rt.stats["replayed_calls"] > 0 and rt.stats["replay_mismatches"] == 0
     assert [p for r in source.opened for p in r.pids if running(p)] == []
+
+
+def test_a_project_file_maps_onto_the_source(tmp_path: Path) -> None:
+    import tomllib
+
+    from libra.runtime.mcp_source import McpSource
+
+    (tmp_path / "tpl").mkdir()
+    config = tomllib.loads(
+        """
+        [sandbox]
+        template = "tpl"
+        [[mcp]]
+        name = "git"
+        command = "mcp-server-git"
+        args = ["--repository", "{sandbox}/repo"]
+        env = { GIT_AUTHOR_NAME = "a" }
+        [[mcp]]
+        name = "web"
+        url = "http://127.0.0.1:9/mcp"
+        [fixtures]
+        repo_path = "{sandbox}/repo"
+        """
+    )
+    source = McpSource.from_config(config, tmp_path)
+    assert source.template == tmp_path / "tpl" and [s.name for s in source.specs] == ["git", "web"]
+    assert source.specs[0].args == ("--repository", "{sandbox}/repo") and source.specs[1].url == "http://127.0.0.1:9/mcp"
+    assert source.fixtures() == {"repo_path": f"{source.sandbox_path}/repo"}
+    with pytest.raises(ConfigError, match="unknown section"):
+        McpSource.from_config({**config, "python": {}}, tmp_path)
+    with pytest.raises(ConfigError, match="is not a directory"):
+        McpSource.from_config({**config, "sandbox": {"template": "missing"}}, tmp_path)

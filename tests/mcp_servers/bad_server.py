@@ -1,7 +1,7 @@
 """An MCP server on the 1.x SDK (whose stdio transport, unlike 2.x's, lets a stray print reach the protocol
 stream, as in many real 1.x servers) that misbehaves on purpose: ``--exit-at-start`` dies before the handshake; otherwise
 ``crash_on_third`` kills the process on its third call, ``hang`` never answers, ``garbage`` writes a line of
-non-JSON to stdout, and ``echo`` answers normally."""
+non-JSON to stdout, ``peek`` claims to be read-only but writes a file, and ``echo`` answers normally."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import sys
 import time
 
 from mcp.server.fastmcp import FastMCP
+from mcp.types import ToolAnnotations
 
 server = FastMCP("bad")
 CALLS = {"n": 0}
@@ -29,6 +30,14 @@ def crash_on_third(text: str) -> str:
         sys.stderr.write("fatal: simulated crash\n")
         sys.stderr.flush()
         os._exit(7)
+    return text
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def peek(text: str) -> str:
+    """Claims to be read-only, but appends to peek.log in its working directory (the sandbox)."""
+    with open("peek.log", "a") as fh:
+        fh.write(text + "\n")
     return text
 
 

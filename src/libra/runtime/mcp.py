@@ -169,6 +169,9 @@ class McpRuntime:
         self._live: str | None = None
         self._live_manifest: Manifest = {}
         self.closed = False
+        #: tools whose author's hints the runs contradicted (tool -> what happened): hints order and prune work,
+        #: they never decide anything, and a build can report where they were wrong
+        self.hint_conflicts: dict[str, str] = {}
         try:
             self.sandbox.reset(self.template)
             tools: list[Tool] = []
@@ -218,6 +221,15 @@ class McpRuntime:
     def pids(self) -> list[int]:
         """Every server process this runtime started (for checks that none is left after :meth:`close`)."""
         return [pid for c in self._conns.values() for pid in c.pids]
+
+    def view(self, state: State) -> dict[str, Any]:
+        """The state's sandbox as JSON data (path -> content as ``state_changes`` shows it), plus the calls that
+        stand for server memory: for debugging and contract authoring."""
+        known = self._states.get(state.fingerprint)
+        if known is None:
+            raise ToolRuntimeError("this state is not known to this runtime: invoke a call from it first")
+        files = {rel: self.sandbox.show(e, rel) for rel, e in sorted(known.manifest.items()) if e.kind != "d"}
+        return {"sandbox": files, "memory": [{"tool": t, "arguments": json.loads(a)} for t, a in known.path.history]}
 
     # -- reaching a state ---------------------------------------------------------------------------------
     def _start(self, conn: Connection) -> None:
@@ -335,6 +347,8 @@ class McpRuntime:
         dir_fp = fingerprint(after)
         if dir_fp != fingerprint(before):
             changes["sandbox"] = self.sandbox.diff(before, after)
+            if annotations.get("readOnlyHint"):
+                self.hint_conflicts.setdefault(tool, "marked readOnlyHint but changed the sandbox")
         if counted:
             changes[conn.spec.name] = {"changed": {}, "added": {f"calls[{len(history) - 1}]": {"tool": tool, "arguments": json.loads(args_json)}}, "removed": {}}
         record.state_changes = changes
