@@ -404,7 +404,10 @@ def test_a_project_file_maps_onto_the_source(tmp_path: Path) -> None:
     assert source.template == tmp_path / "tpl" and [s.name for s in source.specs] == ["git", "web"]
     assert source.specs[0].args == ("--repository", "{sandbox}/repo") and source.specs[1].url == "http://127.0.0.1:9/mcp"
     assert source.fixtures() == {"repo_path": f"{source.sandbox_path}/repo"}
-    with pytest.raises(ConfigError, match="unknown section"):
-        McpSource.from_config({**config, "python": {}}, tmp_path)
+    assert len(McpSource.from_config({**config, "python": [{"tools": "pkg.mod"}]}, tmp_path).specs) == 2  # not ours
+    with pytest.raises(ConfigError, match=r"\[sandbox\]: unknown key\(s\) \['tempalte'\]"):
+        McpSource.from_config({**config, "sandbox": {"tempalte": "tpl"}}, tmp_path)
+    with pytest.raises(ConfigError, match=r"unknown key\(s\) \['cmd'\]"):
+        McpSource.from_config({"mcp": [{"name": "x", "cmd": "y"}]}, tmp_path)
     with pytest.raises(ConfigError, match="is not a directory"):
         McpSource.from_config({**config, "sandbox": {"template": "missing"}}, tmp_path)

@@ -29,7 +29,6 @@ from .base import ToolRuntimeError
 from .mcp import McpRuntime
 from .mcp_client import ServerSpec
 
-_CONFIG_KEYS = {"sandbox", "mcp", "fixtures"}
 _SANDBOX_KEYS = {"template"}
 
 
@@ -68,20 +67,23 @@ class McpSource(Benchmark):
     @classmethod
     def from_config(cls, config: Mapping[str, Any], base_dir: str | Path = ".", **kwargs: Any) -> McpSource:
         """A source from a parsed project file (``[sandbox] template``, ``[[mcp]]`` tables, ``[fixtures]``); a
-        relative template path is taken from ``base_dir`` (the project file's folder)."""
-        unknown = sorted(set(config) - _CONFIG_KEYS)
-        if unknown:
-            raise ConfigError(f"unknown section(s) {unknown} in the MCP configuration; known: {sorted(_CONFIG_KEYS)}")
+        relative template path is taken from ``base_dir`` (the project file's folder). Other sections (build
+        options, ``[[python]]`` sources) are the project-file reader's to check; keys inside these are checked
+        here."""
         sandbox = config.get("sandbox", {}) or {}
         if not isinstance(sandbox, Mapping) or set(sandbox) - _SANDBOX_KEYS:
-            raise ConfigError(f"[sandbox] takes only {sorted(_SANDBOX_KEYS)}")
+            unknown = sorted(set(sandbox) - _SANDBOX_KEYS) if isinstance(sandbox, Mapping) else []
+            raise ConfigError(f"[sandbox]: unknown key(s) {unknown}; it takes only {sorted(_SANDBOX_KEYS)}")
+        fixtures = config.get("fixtures", {}) or {}
+        if not isinstance(fixtures, Mapping):
+            raise ConfigError("[fixtures] must be a table of names and values")
         template = sandbox.get("template")
         if template is not None:
             template = Path(base_dir) / template
         servers = config.get("mcp", [])
         if not isinstance(servers, list):
             raise ConfigError("[[mcp]] must be an array of tables")
-        return cls(servers, template, fixtures=config.get("fixtures"), **kwargs)
+        return cls(servers, template, fixtures=fixtures, **kwargs)
 
     @property
     def sandbox_path(self) -> Path:
