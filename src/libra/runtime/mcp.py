@@ -38,6 +38,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
@@ -133,7 +134,7 @@ class McpRuntime:
     ``servers`` are :class:`ServerSpec` s or ``[[mcp]]`` tables; ``template`` is the directory the sandbox is
     copied from (``[sandbox] template``); ``workdir`` holds the sandbox (``workdir/sandbox``), the blob store and
     the server logs (default: a temporary directory removed by :meth:`close`). Servers start here, once, to list
-    their tools (a server that cannot start raises :class:`McpServerError`).
+    their tools, side by side (a server that cannot start raises :class:`McpServerError`).
     """
 
     trusted = True  # the tools run in their own server processes; this object only drives them
@@ -174,11 +175,13 @@ class McpRuntime:
         self.hint_conflicts: dict[str, str] = {}
         try:
             self.sandbox.reset(self.template)
-            tools: list[Tool] = []
             for spec in specs:
-                conn = self._conns[spec.name] = Connection(spec, self.sandbox.path, self.workdir / "logs", self._loop)
-                self._start(conn)
-                tools.extend(tool_from_info(spec.name, info) for info in conn.tools)
+                self._conns[spec.name] = Connection(spec, self.sandbox.path, self.workdir / "logs", self._loop)
+            # side by side: a start is mostly waiting for the server to import and answer
+            with ThreadPoolExecutor(max_workers=len(specs)) as pool:
+                for future in [pool.submit(self._start, conn) for conn in self._conns.values()]:
+                    future.result()  # the first server (in the given order) that failed to start raises
+            tools = [tool_from_info(spec.name, info) for spec in specs for info in self._conns[spec.name].tools]
             self.catalog = Catalog(tools, name=name)
         except BaseException:
             self.close()
