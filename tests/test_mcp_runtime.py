@@ -411,3 +411,47 @@ def test_a_project_file_maps_onto_the_source(tmp_path: Path) -> None:
         McpSource.from_config({"mcp": [{"name": "x", "cmd": "y"}]}, tmp_path)
     with pytest.raises(ConfigError, match="is not a directory"):
         McpSource.from_config({**config, "sandbox": {"template": "missing"}}, tmp_path)
+
+
+def test_restore_in_place_puts_back_every_kind_of_change(tmp_path: Path) -> None:
+    root = tmp_path / "sb"
+    (root / "a" / "b").mkdir(parents=True)
+    (root / "a" / "b" / "f.txt").write_text("f")
+    (root / "run.sh").write_text("#!/bin/sh\n")
+    os.chmod(root / "run.sh", 0o755)
+    os.symlink("a/b/f.txt", root / "link")
+    (root / "empty").mkdir()
+    sandbox = SandboxDir(root, tmp_path / "store")
+    before = sandbox.scan()
+    (root / "a" / "b" / "f.txt").unlink()
+    (root / "a" / "b").rmdir()
+    (root / "a" / "b").write_text("now a file")
+    os.chmod(root / "run.sh", 0o644)
+    (root / "link").unlink()
+    os.symlink("elsewhere", root / "link")
+    (root / "empty").rmdir()
+    (root / "new" / "deep").mkdir(parents=True)
+    (root / "new" / "deep" / "x").write_bytes(b"\x00\x01")
+    changed = sandbox.scan()
+    diff = sandbox.diff(before, changed)
+    assert set(diff["added"]) == {'["new/deep/x"]'} and '["empty"]' in diff["removed"] and '["run.sh"]' in diff["changed"]
+    sandbox.restore(before)
+    assert sandbox.scan() == before and fingerprint(sandbox.scan()) == fingerprint(before)
+    assert os.readlink(root / "link") == "a/b/f.txt" and os.access(root / "run.sh", os.X_OK) and not (root / "new").exists()
+    sandbox.restore(changed)
+    assert fingerprint(sandbox.scan()) == fingerprint(changed)
+
+
+def test_git_index_version_4_is_read(tmp_path: Path) -> None:
+    repo = tmp_path / "r"
+    env = {**os.environ, **pinned_environment()}
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, env=env)
+    for name in ("dir/one.txt", "dir/two.txt", "dir/sub/three.txt", "top.txt"):
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(name)
+    subprocess.run(["git", "-C", str(repo), "add", "."], check=True, env=env)
+    subprocess.run(["git", "-C", str(repo), "update-index", "--index-version", "4"], check=True, env=env)
+    data = (repo / ".git" / "index").read_bytes()
+    assert int.from_bytes(data[4:8], "big") == 4
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
+    assert git_index_entries(data) == listed
