@@ -254,6 +254,8 @@ def test_server_tables_are_checked() -> None:
         ServerSpec.from_config({"name": "x", "command": "y", "argv": []})
     with pytest.raises(ConfigError, match="neither 'command'"):
         ServerSpec.from_config({"name": "x"})
+    with pytest.raises(ConfigError, match="cannot be reset"):
+        ServerSpec.from_config({"name": "x", "url": "http://127.0.0.1:9/mcp", "state": "process"})
     with pytest.raises(ConfigError, match="letters, digits"):
         ServerSpec.from_config({"name": "a.b", "command": "y"})
     spec = ServerSpec.from_config({"name": "x", "command": "y", "args": ["--root", "{sandbox}/r"], "env": {"DB": "{sandbox}/db"}}).expanded(Path("/sb"), None)

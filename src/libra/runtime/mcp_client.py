@@ -100,6 +100,8 @@ class ServerSpec:
             raise ConfigError(f"{where}: 'env' must map names to strings")
         if self.state not in ("files", "process"):
             raise ConfigError(f"{where}: 'state' must be \"files\" or \"process\", not {self.state!r}")
+        if self.state == "process" and not self.command:
+            raise ConfigError(f"{where}: state = \"process\" needs 'command': the memory of a server someone else runs cannot be reset")
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0 and isinstance(self.start_timeout, (int, float)) and self.start_timeout > 0):
             raise ConfigError(f"{where}: 'timeout' and 'start_timeout' must be positive numbers of seconds")
         object.__setattr__(self, "args", tuple(self.args))
