@@ -171,8 +171,9 @@ def signin_spec(**extra: object) -> dict:
     return {"name": "notes", "command": sys.executable, "args": [str(HERE / "signin_server.py")], "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process", **extra}
 
 
-def test_state_in_server_memory_is_replayed() -> None:
-    rt = McpRuntime([signin_spec()])
+@pytest.mark.parametrize("parked", [0, 3])
+def test_state_in_server_memory_is_replayed_or_parked(parked: int) -> None:
+    rt = McpRuntime([signin_spec()], parked_per_server=parked)
     try:
         fresh = rt.fresh()
         rec, signed = rt.invoke(fresh, "notes.sign_in", {"username": "alice", "password": "wonderland"})
@@ -186,10 +187,15 @@ def test_state_in_server_memory_is_replayed() -> None:
         assert view["sandbox"] == {"notes/alice/n1.txt": "t\nbody\n"} and [c["tool"] for c in view["memory"]] == ["notes.sign_in", "notes.add_note"]
         rec, _ = rt.invoke(fresh, "notes.add_note", {"access_token": token, "title": "t", "text": "body"})
         assert rec.status == "rejected" and "not signed in" in rec.error
-        replayed = rt.stats["replayed_calls"]
+        replayed, restarts = rt.stats["replayed_calls"], rt.restarts
         rec, _ = rt.invoke(noted, "notes.read_note", {"access_token": token, "note_id": "n1"})
         assert rec.status == "success" and "body" in str(rec.output)
-        assert rt.stats["replayed_calls"] > replayed and rt.stats["replay_mismatches"] == 0
+        if parked:  # the instance left at `noted` is taken up again: no replay
+            assert rt.stats["replayed_calls"] == replayed
+        else:  # the instance started for the fresh state (its memory is empty) replays sign_in and add_note
+            assert rt.stats["replayed_calls"] == replayed + 2
+        assert rt.restarts == restarts
+        assert rt.stats["replay_mismatches"] == 0
     finally:
         close_and_check(rt)
 

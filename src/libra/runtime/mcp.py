@@ -16,8 +16,9 @@ Why this shape:
   step with the fingerprint it reached), which is all another process needs to reach it again.
 - **Reaching a state** before a call: nothing when the servers already are in it; a state held in files alone
   is restored **in place** (same absolute path, only differing files written) and the servers whose view may
-  be stale are restarted (``restart_on_restore``, and every ``process`` server whose memory holds calls: it must
-  start empty);
+  be stale (``restart_on_restore``, and every ``process`` server whose memory holds calls: it must start empty)
+  get another instance: the one left running in exactly that state earlier (*parked*, a few per server), else
+  a new one; a state with process history whose instances are parked is reached the same way;
   a state with process history is reached by restoring the last files-only state on its path and *replaying*
   the calls after it. Every (state, tool, arguments) is memoised, so a repeated call returns its first record:
   outputs that read the clock or draw random ids cannot make two identical calls disagree.
@@ -37,6 +38,7 @@ import json
 import shutil
 import tempfile
 import time
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -64,6 +66,8 @@ from .sandbox_dir import Manifest, SandboxDir, fingerprint
 
 __all__ = ["McpPath", "McpRuntime", "McpServerError", "ServerSpec"]
 
+#: instances of one server kept running at states the runtime left (see :meth:`McpRuntime._restore_files`)
+PARKED_PER_SERVER = 3
 #: longest base64 payload kept in a record from an image/audio block (the rest is cut: records stay small)
 _MAX_DATA = 200
 
@@ -133,7 +137,8 @@ class McpRuntime:
 
     ``servers`` are :class:`ServerSpec` s or ``[[mcp]]`` tables; ``template`` is the directory the sandbox is
     copied from (``[sandbox] template``); ``workdir`` holds the sandbox (``workdir/sandbox``), the blob store and
-    the server logs (default: a temporary directory removed by :meth:`close`). Servers start here, once, to list
+    the server logs (default: a temporary directory removed by :meth:`close`); ``parked_per_server`` bounds the
+    instances of a server kept running at states the runtime left (0: restart instead). Servers start here, once, to list
     their tools, side by side (a server that cannot start raises :class:`McpServerError`).
     """
 
@@ -146,6 +151,7 @@ class McpRuntime:
         *,
         workdir: str | Path | None = None,
         name: str = "mcp",
+        parked_per_server: int = PARKED_PER_SERVER,
     ) -> None:
         specs = [s if isinstance(s, ServerSpec) else ServerSpec.from_config(s) for s in servers]
         if not specs:
@@ -164,7 +170,10 @@ class McpRuntime:
         self.stats: dict[str, float] = {"calls": 0, "memo_hits": 0, "restores": 0, "replayed_calls": 0, "replay_mismatches": 0}
         self.timings: dict[str, list[float]] = {"start_ms": [], "call_ms": [], "restore_ms": []}
         self._loop = _LoopThread()
-        self._conns: dict[str, Connection] = {}
+        self._conns: dict[str, Connection] = {}  # the current instance of each server
+        self._parked: dict[str, OrderedDict[str, Connection]] = {s.name: OrderedDict() for s in specs}
+        self.parked_per_server = parked_per_server
+        self._every: list[Connection] = []  # every instance ever made (their pids; close() ends them all)
         self._states: dict[str, _Known] = {}
         self._memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         self._live: str | None = None
@@ -176,7 +185,7 @@ class McpRuntime:
         try:
             self.sandbox.reset(self.template)
             for spec in specs:
-                self._conns[spec.name] = Connection(spec, self.sandbox.path, self.workdir / "logs", self._loop)
+                self._conns[spec.name] = self._instance(spec, "auto")
             # side by side: a start is mostly waiting for the server to import and answer
             with ThreadPoolExecutor(max_workers=len(specs)) as pool:
                 for future in [pool.submit(self._start, conn) for conn in self._conns.values()]:
@@ -186,8 +195,8 @@ class McpRuntime:
         except BaseException:
             self.close()
             raise
-        self._tools: dict[str, tuple[Connection, str, dict[str, Any]]] = {
-            t.name: (self._conns[t.metadata["server"]], t.metadata["mcp_name"], t.metadata.get("annotations", {})) for t in self.catalog
+        self._tools: dict[str, tuple[str, str, dict[str, Any]]] = {
+            t.name: (t.metadata["server"], t.metadata["mcp_name"], t.metadata.get("annotations", {})) for t in self.catalog
         }
         blob = json.dumps([[s.name, s.command, list(s.args), sorted(s.env.items()), s.url, s.state] for s in specs]) + self.catalog.fingerprint()
         self._signature = hashlib.sha256(blob.encode()).hexdigest()[:16]
@@ -218,12 +227,12 @@ class McpRuntime:
     @property
     def restarts(self) -> int:
         """Server starts beyond each server's first (after restores, crashes and hangs)."""
-        return sum(max(0, c.starts - 1) for c in self._conns.values())
+        return sum(c.starts for c in self._every) - len(self.specs)
 
     @property
     def pids(self) -> list[int]:
         """Every server process this runtime started (for checks that none is left after :meth:`close`)."""
-        return [pid for c in self._conns.values() for pid in c.pids]
+        return [pid for c in self._every for pid in c.pids]
 
     def view(self, state: State) -> dict[str, Any]:
         """The state's sandbox as JSON data (path -> content as ``state_changes`` shows it), plus the calls that
@@ -240,16 +249,54 @@ class McpRuntime:
         conn.start()
         self.timings["start_ms"].append((time.perf_counter() - t0) * 1000)
 
-    def _restore_files(self, manifest: Manifest) -> None:
-        """Put a files-only state in place and stop the servers whose view of it may be stale."""
+    def _instance(self, spec: ServerSpec, mode: str) -> Connection:
+        conn = Connection(spec, self.sandbox.path, self.workdir / "logs", self._loop)
+        conn.mode = mode
+        self._every.append(conn)
+        return conn
+
+    def _restore_files(self, manifest: Manifest, target: str) -> None:
+        """Put a state's files in place (state ``target``) and give each server an instance whose view of them
+        is right: a server whose view may be stale (``restart_on_restore``, or a ``process`` server whose memory
+        holds calls) is set aside -- parked, still running, keyed by the state it is in -- and replaced by the
+        instance parked at ``target`` if there is one, else by a new instance started on its first call.
+
+        Why park: going back to a state the runtime left (the engine does it all the time: a control call from a
+        saved state) then costs no restart, and a server whose memory holds a session needs no replay. A parked
+        instance is exact only for the state it was parked in, which is why it is keyed by the full fingerprint
+        (files and every server's calls), and only used once the files are back in that state."""
         t0 = time.perf_counter()
         self.sandbox.restore(manifest)
         self._live_manifest = manifest
-        for conn in self._conns.values():
-            if conn.alive and (conn.spec.restart_on_restore or (conn.spec.state == "process" and conn.dirty)):
-                conn.stop()
+        for name, conn in list(self._conns.items()):
+            waiting = self._parked[name].pop(target, None)
+            stale = conn.alive and (conn.spec.restart_on_restore or (conn.spec.state == "process" and conn.dirty))
+            if waiting is None and not stale:
+                continue
+            if conn.alive:
+                self._park(name, conn)
+            self._conns[name] = waiting if waiting is not None else self._instance(conn.spec, conn.mode)
         self.stats["restores"] += 1
         self.timings["restore_ms"].append((time.perf_counter() - t0) * 1000)
+
+    def _park(self, name: str, conn: Connection) -> None:
+        """Keep an instance running at the live state (at most ``parked_per_server`` per server, the least
+        recently parked ones are ended); one whose state is unknown is ended."""
+        parked = self._parked[name]
+        if self._live is None:
+            conn.stop()
+            return
+        old = parked.pop(self._live, None)
+        if old is not None:
+            old.stop()
+        parked[self._live] = conn
+        while len(parked) > self.parked_per_server:
+            parked.popitem(last=False)[1].stop()
+
+    def _parked_at(self, fp: str, history: tuple[tuple[str, str], ...]) -> bool:
+        """Whether every server whose memory the state holds calls for has an instance parked in that state."""
+        servers = {self._tools[tool][0] for tool, _ in history}
+        return all(fp in self._parked[name] for name in servers)
 
     def _reach(self, state: State) -> None:
         if state.fingerprint == self._live:
@@ -258,8 +305,8 @@ class McpRuntime:
         if path is None:
             raise ToolRuntimeError("this state was not made by this MCP runtime: get states from its fresh()/invoke()")
         known = self._states.get(state.fingerprint)
-        if known is not None and not known.path.history:
-            self._restore_files(known.manifest)
+        if known is not None and (not known.path.history or self._parked_at(state.fingerprint, known.path.history)):
+            self._restore_files(known.manifest, state.fingerprint)
             self._live = state.fingerprint
             return
         # the latest step of the path whose state is held in files alone (the fresh state at worst), then replay
@@ -274,12 +321,14 @@ class McpRuntime:
             start = len(live.path.steps)  # the servers already are on this path: replay only the rest
             history = live.path.history
         else:
-            base = self._states[self._fresh.fingerprint if start == 0 else path.steps[start - 1][2]]
-            self._restore_files(base.manifest)
+            base_fp = self._fresh.fingerprint if start == 0 else path.steps[start - 1][2]
+            base = self._states[base_fp]
+            self._restore_files(base.manifest, base_fp)
             history = base.path.history
         for i in range(start, len(path.steps)):
             tool, args_json, expected = path.steps[i]
-            conn, mcp_name, annotations = self._tools[tool]
+            server, mcp_name, annotations = self._tools[tool]
+            conn = self._conns[server]
             try:
                 result = conn.call(mcp_name, json.loads(args_json))
                 status = "rejected" if result.is_error else "success"
@@ -317,8 +366,9 @@ class McpRuntime:
         if hit is not None:
             self.stats["memo_hits"] += 1
             return InvocationRecord.from_dict(hit[0]), hit[1]
-        conn, mcp_name, annotations = entry
+        server, mcp_name, annotations = entry
         self._reach(state)
+        conn = self._conns[server]
         before = self._live_manifest
         path: McpPath = state.payload
         t0 = time.perf_counter()
@@ -369,7 +419,7 @@ class McpRuntime:
     def close(self) -> None:
         """End every server (their process groups), the event loop, and the work directory if it is ours."""
         self.closed = True
-        for conn in getattr(self, "_conns", {}).values():
+        for conn in getattr(self, "_every", []):
             with contextlib.suppress(Exception):  # keep ending the others
                 conn.stop()
         if hasattr(self, "_loop"):
