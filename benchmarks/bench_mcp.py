@@ -7,7 +7,8 @@
   the sandbox in place (``fs`` reads the files per call: no restart; ``git-restart``: the same with the git
   server restarted on every restore, the safe default);
 - ``replay_ms``: calls alternating between two states of a server whose session lives in memory
-  (``state = "process"``), each reached by restarting it and replaying the calls;
+  (``state = "process"``): with parked instances (the default), and with ``parked_per_server=0``, where each
+  is reached by restarting the server and replaying the calls;
 - ``build_s``: ``build_library`` over filesystem + git in one sandbox (offline proposer).
 
 Writes results/mcp.json.
@@ -67,6 +68,21 @@ def per_call(fn, n: int) -> float:
     return round((time.perf_counter() - t0) / n * 1000, 2)
 
 
+def alternate_sessions(notes: dict, parked: int, n: int) -> tuple[float, float]:
+    """ms per call alternating between two signed-in states of a ``process`` server, and the calls replayed."""
+    rt = McpRuntime([notes], parked_per_server=parked)
+    try:
+        fresh = rt.fresh()
+        rec, alice = rt.invoke(fresh, "notes.sign_in", {"username": "alice", "password": "wonderland"})
+        token_a = rec.output["access_token"]
+        rec, bob = rt.invoke(fresh, "notes.sign_in", {"username": "bob", "password": "builder"})
+        token_b = rec.output["access_token"]
+        ms = per_call(lambda i: rt.invoke(alice if i % 2 else bob, "notes.whoami", {"access_token": token_a if i % 2 else token_b, "_n": i}), n)
+        return ms, rt.stats["replayed_calls"]
+    finally:
+        rt.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=20)
@@ -110,17 +126,8 @@ def main() -> None:
     finally:
         rt.close()
     notes = {"name": "notes", "command": sys.executable, "args": [str(HERE / "signin_server.py")], "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process"}
-    rt = McpRuntime([notes])
-    try:
-        fresh = rt.fresh()
-        rec, alice = rt.invoke(fresh, "notes.sign_in", {"username": "alice", "password": "wonderland"})
-        token_a = rec.output["access_token"]
-        rec, bob = rt.invoke(fresh, "notes.sign_in", {"username": "bob", "password": "builder"})
-        token_b = rec.output["access_token"]
-        out["replay_ms"]["notes.whoami"] = per_call(lambda i: rt.invoke(alice if i % 2 else bob, "notes.whoami", {"access_token": token_a if i % 2 else token_b, "_n": i}), max(4, n // 4))
-        out["replayed_calls"] = rt.stats["replayed_calls"]
-    finally:
-        rt.close()
+    for parked, key in ((3, "parked"), (0, "parked_per_server=0")):
+        out["replay_ms"][f"notes.whoami ({key})"], out["replay_ms"][f"replayed calls ({key})"] = alternate_sessions(notes, parked, max(4, n // 4))
     source = McpSource(servers()[:2], tpl, name="fsgit", fixtures={"repo_path": "{sandbox}/repo"})
     t0 = time.perf_counter()
     lib = build_library(source, None, BuildOptions(workers=0, progress=False))
