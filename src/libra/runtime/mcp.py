@@ -270,6 +270,9 @@ class McpRuntime:
         self._live_manifest = manifest
         for name, conn in list(self._conns.items()):
             waiting = self._parked[name].pop(target, None)
+            if waiting is not None and not waiting.running:  # it died while parked: its memory is gone
+                waiting.stop()
+                waiting = None
             stale = conn.alive and (conn.spec.restart_on_restore or (conn.spec.state == "process" and conn.dirty))
             if waiting is None and not stale:
                 continue
@@ -296,7 +299,7 @@ class McpRuntime:
     def _parked_at(self, fp: str, history: tuple[tuple[str, str], ...]) -> bool:
         """Whether every server whose memory the state holds calls for has an instance parked in that state."""
         servers = {self._tools[tool][0] for tool, _ in history}
-        return all(fp in self._parked[name] for name in servers)
+        return all(fp in self._parked[name] and self._parked[name][fp].running for name in servers)
 
     def _reach(self, state: State) -> None:
         if state.fingerprint == self._live:

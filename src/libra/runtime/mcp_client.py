@@ -349,6 +349,11 @@ class Connection:
     def alive(self) -> bool:
         return self._jobs is not None
 
+    @property
+    def running(self) -> bool:
+        """Alive, and its process (when it has one) has not exited on its own."""
+        return self.alive and (self._proc is None or self._proc.returncode is None)
+
     # -- lifecycle ----------------------------------------------------------------------------------------
     def start(self) -> None:
         """Start (or restart) the server and list its tools; :class:`McpServerError` when it cannot."""
