@@ -265,6 +265,8 @@ def build_library(
             "engine": dict(engine.counters),
             "resumed": resumed,
             "workers": default_workers() if opts.workers is None else opts.workers,
+            # how tools were kept off the network (see libra.runtime.sandbox); in-process runtimes block nothing
+            "network_isolation": getattr(runtime, "network_isolation", "allowed"),
         }
         runnable = [t.name for t in catalog if t.executable]
         succeeded = {c.tool for c in engine.calls} | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
