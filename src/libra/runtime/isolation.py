@@ -109,6 +109,9 @@ class _Store:
 def _worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int) -> None:
     from .python import error_text
 
+    # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
+    # ignores it instead of dying mid-call with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         if not allow_network:
             block_network()
