@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from .cli_toys import MAIN, ROOT, cli_env
 
 
@@ -73,3 +75,14 @@ def test_ctrl_c_during_eval_exits_130(tmp_path):
     proc, _, err = _interrupt_after("building slow-shop's library once", ["eval", "slow-shop", "--method", "libra", "--embedder", "hash", "--workers", "1"], tmp_path / "cache")
     _assert_interrupted(proc, err)
     assert not list((tmp_path / "cache" / "libraries").glob("*.json.gz"))
+
+
+def test_interrupts_deferred_holds_ctrl_c_until_the_step_ends():
+    from libra._interrupts import interrupts_deferred
+
+    done = []
+    with pytest.raises(KeyboardInterrupt), interrupts_deferred():
+        os.kill(os.getpid(), signal.SIGINT)
+        done.append("the step went on")
+    assert done == ["the step went on"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -131,13 +131,13 @@ def _one_line(message: str) -> str:
 def main(argv: list[str] | None = None) -> None:
     """Run the command line: status 0 on success, 2 on bad input (one ``error:`` line, before any work), 1 when a
     result cannot be written after the work, 130 when interrupted (Ctrl-C); never a traceback for any of them."""
-    _register_optional_commands()
     try:
+        _register_optional_commands()
         code = app(args=argv, standalone_mode=False)
     except LibraError as exc:
         print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:  # outside typer's own handling (e.g. while commands register)
+    except KeyboardInterrupt:  # outside typer's own handling (while commands register)
         code = EXIT_INTERRUPTED
     except typer.Exit as exc:
         code = exc.exit_code

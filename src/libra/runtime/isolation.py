@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Mapping, Sequence
 
+from .._interrupts import interrupts_deferred
 from ..catalog import Catalog
 from ..errors import LibraError
 from .base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError, UnknownToolError
@@ -107,11 +108,11 @@ class _Store:
 
 
 def _worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int) -> None:
+    # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
+    # ignores it instead of dying mid-call with a traceback of its own. First thing, before any import.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from .python import error_text
 
-    # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
-    # ignores it instead of dying mid-call with a traceback of its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         if not allow_network:
             block_network()
@@ -299,7 +300,13 @@ class WorkerPool:
             daemon=True,
             name="libra-tool-worker",
         )
-        proc.start()
+        try:
+            with interrupts_deferred():  # a start cut short by Ctrl-C would crash the fork server
+                proc.start()
+        except KeyboardInterrupt:  # held during the start, raised now: the new worker goes with the pool
+            child.close()
+            _kill(_Worker(proc, parent, _Store(1)))
+            raise
         child.close()
         return proc, parent
 
