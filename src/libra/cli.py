@@ -48,12 +48,7 @@ def eval_cmd(
     from .benchmarks.registry import get_benchmark
     from .eval.methods import EvalOptions
     from .eval.runner import results_json, run_method, write_json, write_runs
-    from .retrieval.graph_methods import (
-        GRAPH_METHODS,
-        build_options_for,
-        default_library_path,
-        obtain_library,
-    )
+    from .retrieval.graph_methods import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
     bench = get_benchmark(benchmark)
     kk = bench.default_k if k is None else k

@@ -272,13 +272,7 @@ def analyze_cmd(
     other tables analyse the dense base, as the paper does.
     """
     from .benchmarks.registry import get_benchmark
-    from .eval.analysis import (
-        OUTCOMES,
-        plot_methods,
-        recovered_cases,
-        recovery_breakdown,
-        sensitivity,
-    )
+    from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity
     from .eval.methods import EvalOptions
     from .eval.runner import run_method
     from .retrieval.dense import DenseRetriever
