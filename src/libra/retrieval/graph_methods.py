@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._io import path_lock
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..library import Library
@@ -56,13 +57,18 @@ def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "of
 
 def cached_library(bench: Benchmark, catalog: Catalog, options: BuildOptions) -> Library:
     """The library of ``bench`` built with ``options``: loaded from the cache when that exact build is there,
-    else built now and cached."""
+    else built now and cached (once, however many processes ask for it at the same time)."""
     from ..induction.build import build_library
 
     path = default_library_path(bench, catalog, options=options)
     if path.exists():
         return Library.load(path, catalog=catalog)
-    return build_library(bench, path, options)
+    # Another process may be building this very library: wait for it and reuse its result rather than build
+    # it a second time beside it.
+    with path_lock(path):
+        if path.exists():
+            return Library.load(path, catalog=catalog)
+        return build_library(bench, path, options)
 
 
 def build_options_for(opts: LibraryRequest) -> BuildOptions:

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from .._interrupts import interrupts_deferred
 from ..catalog import Catalog
 from . import sandbox
 from .base import InvocationRecord, State, ToolRuntimeError
@@ -125,7 +126,13 @@ class ProcessTransport(Transport):
             daemon=True,
             name="libra-tool-worker",
         )
-        proc.start()
+        try:
+            with interrupts_deferred():  # a start cut short by Ctrl-C would crash the fork server
+                proc.start()
+        except KeyboardInterrupt:  # held during the start, raised now: the new worker goes with the pool
+            child.close()
+            _ProcessChannel(proc, parent).kill()
+            raise
         child.close()
         return _ProcessChannel(proc, parent)
 

@@ -19,6 +19,7 @@ answers "miss" when it evicted one. It answers with data only for parts the call
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 from typing import Any
@@ -27,7 +28,6 @@ from ..errors import LibraError
 from . import sandbox
 from .base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError
 from .lru import PartStore
-from .python import error_text
 
 RuntimeFactory = Callable[[], Runtime]
 # A state on the wire: (split, ((name, key, data-or-None), ...)); data is None when the receiver holds the key.
@@ -91,7 +91,7 @@ class WorkerServer:
         except LibraError as exc:
             return ("raise", req_id, str(exc))
         except MemoryError as exc:
-            record, new = InvocationRecord("error", None, {}, error_text(exc), 0.0), state
+            record, new = InvocationRecord("error", None, {}, _error_text(exc), 0.0), state
         if record.error is not None and record.error.startswith("MemoryError") and self.memory_mb:
             record.error = f"{record.error} (the worker's memory cap of {self.memory_mb:g} MB was reached)"
         if new.fingerprint == fp:
@@ -121,11 +121,20 @@ class WorkerServer:
         except LibraError as exc:
             return ("raise", req_id, str(exc))
         except MemoryError as exc:
-            return ("raise", req_id, f"worker ran out of memory building a state ({error_text(exc)})")
+            return ("raise", req_id, f"worker ran out of memory building a state ({_error_text(exc)})")
+
+
+def _error_text(exc: BaseException) -> str:
+    from .python import error_text  # not at import time: a worker must ignore Ctrl-C before any slow import
+
+    return error_text(exc)
 
 
 def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int) -> None:
     """Body of an isolated worker process: enter the sandbox, build the runtime, answer requests until closed."""
+    # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
+    # ignores it instead of dying mid-call with a traceback of its own. First thing, before any import.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         isolation = sandbox.enter(allow_network)
         runtime = factory()
@@ -134,7 +143,7 @@ def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | No
         info = {"pid": os.getpid(), "network_isolation": isolation}
         conn.send(("ready", runtime.catalog, bool(getattr(runtime, "trusted", False)), info))
     except BaseException as exc:  # noqa: BLE001 - report why the runtime cannot be built, then exit
-        conn.send(("failed", error_text(exc)))
+        conn.send(("failed", _error_text(exc)))
         return
     server = WorkerServer(runtime, cache_size, memory_mb)
     try:
