@@ -125,7 +125,8 @@ class WorkerServer:
 
 
 def _error_text(exc: BaseException) -> str:
-    from .python import error_text  # not at import time: a worker must ignore Ctrl-C before any slow import
+    """``Type: message`` of an exception (imported late: a worker ignores Ctrl-C before any slow import)."""
+    from .python import error_text
 
     return error_text(exc)
 
