@@ -294,13 +294,9 @@ def test_introspected_schemas():
 # Gaps measured on the current engine and left open (issue 18 stays open for them). Each is a strict xfail: the
 # day the engine closes one, its test passes, the xfail turns into a failure, and the entry must be removed.
 KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("designed", "orders"): "cancel_order's state relation from verify_customer and list_orders.order_id -> "
-    "cancel_order are not found (not yet diagnosed)",
-    ("designed", "units"): "numbers one tool returns and another takes freely yield no compatibility (engine v17 "
-    "rule), string values are not offered to literal inputs (unit -> from_unit, day), and coordinates are offered "
-    "one input at a time, so a latitude/longitude pair is never tried together",
-    ("excluded", "orders"): "update_address is credited with the customer_id it was given and echoes: the argument "
-    "export of a state-changing call still uses the any-occurrence rule",
+    ("designed", "units"): "locate_city -> timezone_at (longitude): the pair is now tried together (engine v20), "
+    "but the control, the template's own longitude 2.0, lies within 50 km of Paris (2.35), so it succeeds alike "
+    "and the test shows nothing; longitude is a free number, so no compatibility either",
     ("time", "orders"): "defect 14 is only partly fixed: a call on the 3.5 MB database costs tens of milliseconds "
     "(content comparison per part), so the build takes about 25-50 s",
 }
