@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..catalog import Catalog
 from ..errors import LibraError
 from .base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError, UnknownToolError
+from .guard import DEFAULT_MAX_RECORD_BYTES, GuardedRuntime
 
 NETWORK_DISABLED = "network disabled during library construction"
 RuntimeFactory = Callable[[], Runtime]
@@ -106,13 +107,13 @@ class _Store:
         return False
 
 
-def _worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int) -> None:
+def _worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
     from .python import error_text
 
     try:
         if not allow_network:
             block_network()
-        runtime = factory()
+        runtime = GuardedRuntime(factory(), max_record_bytes)  # bounded records, pure calls: see runtime/guard.py
         limit_memory(memory_mb)
         conn.send(("ready", runtime.catalog, bool(getattr(runtime, "trusted", False))))
     except BaseException as exc:  # noqa: BLE001 - report why the runtime cannot be built, then exit
@@ -233,7 +234,8 @@ class WorkerPool:
 
     ``timeout_s`` bounds each call; ``memory_mb`` is the address space a worker may add after start-up;
     ``cache_size`` is the number of state parts each worker keeps. ``context`` is a multiprocessing start method
-    (``forkserver``, ``spawn`` or ``fork``).
+    (``forkserver``, ``spawn`` or ``fork``). ``max_record_bytes`` caps a record's JSON size in the worker (a
+    larger one becomes an ``error`` record; see :mod:`libra.runtime.guard`).
     """
 
     def __init__(
@@ -247,7 +249,10 @@ class WorkerPool:
         cache_size: int = 4096,
         context: str = "forkserver",
         start_timeout_s: float = 120.0,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     ) -> None:
+        if max_record_bytes < 1:
+            raise ToolRuntimeError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
         if n_workers < 1:
             raise ToolRuntimeError(f"n_workers must be >= 1, got {n_workers}")
         if timeout_s <= 0:
@@ -271,6 +276,7 @@ class WorkerPool:
         self.allow_network = allow_network
         self.cache_size = cache_size
         self.start_timeout_s = start_timeout_s
+        self.max_record_bytes = int(max_record_bytes)
         self.catalog: Catalog | None = None
         self.inner_trusted = False
         self.restarts = 0
@@ -292,7 +298,7 @@ class WorkerPool:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size),
+            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes),
             daemon=True,
             name="libra-tool-worker",
         )

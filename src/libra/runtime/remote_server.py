@@ -21,7 +21,7 @@ Wire format (both directions): frames of an 8-byte big-endian length followed by
 lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
 misbehaving tool cannot make the caller run code. Requests::
 
-    ("init", options, memory_mb, allow_network, cache_size) -> ("ready", info) | ("failed", text)
+    ("init", options, memory_mb, allow_network, cache_size[, max_record_bytes]) -> ("ready", info) | ("failed", text)
     ("catalog", id)                                         -> ("catalog", id, [tool dict...])
     ("fresh", id) / ("load", id, config)                    -> ("state", id, items)
     ("call", id, items, tool, args)                         -> ("done", id, record, items) | ("miss", id, [keys])
@@ -31,7 +31,11 @@ misbehaving tool cannot make the caller run code. Requests::
 keeps a bounded LRU of parts; the client mirrors it and sends only keys for those, and the server answers "miss"
 when it evicted one. Isolation is set up here, in the child: outbound network blocked (socket calls raise
 ``PermissionError``) and the address space capped with ``RLIMIT_AS`` at its size after start-up + memory_mb.
-Anything the backend prints goes to stderr, because stdout carries the protocol.
+Each call runs under :mod:`libra.runtime.guard` (loaded by path; standard-library only too): its record is made
+JSON data of at most ``max_record_bytes`` (default 1 MiB; larger becomes an ``error`` record and keeps the state),
+what it changes in ``os.environ``, ``sys.path``, the working directory and other modules' attributes is undone,
+and what it prints through ``sys.stdout``/``sys.stderr`` comes back in the record's ``diagnostics``. Anything
+else the backend prints goes to stderr, because stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -133,16 +137,21 @@ def load_factory(spec: str) -> Any:
     if not sep or "/" in attr or attr.endswith(".py"):
         target, attr = spec, "make_backend"
     if target.endswith(".py") or os.sep in target:
-        name = "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10]
-        mod_spec = importlib.util.spec_from_file_location(name, target)
-        if mod_spec is None or mod_spec.loader is None:
-            raise ImportError(f"cannot load a backend from {target!r}")
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[name] = module
-        mod_spec.loader.exec_module(module)
+        module = load_path(target, "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10])
     else:
         module = importlib.import_module(target)
     return getattr(module, attr)
+
+
+def load_path(path: str, name: str) -> Any:
+    """The module of the Python file ``path``, imported as ``name``."""
+    mod_spec = importlib.util.spec_from_file_location(name, path)
+    if mod_spec is None or mod_spec.loader is None:
+        raise ImportError(f"cannot load a module from {path!r}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[name] = module
+    mod_spec.loader.exec_module(module)
+    return module
 
 
 class _Store:
@@ -181,11 +190,14 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
     if msg[0] != "init":
         write_frame(out, ("failed", f"expected an init request, got {msg[0]!r}"))
         return
-    _, options, memory_mb, allow_network, cache_size = msg
+    _, options, memory_mb, allow_network, cache_size = msg[:5]
+    max_record_bytes = msg[5] if len(msg) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
     try:
         if not allow_network:
             block_network()
         backend = FACTORY(dict(options or {}))
+        # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
+        guard = GUARD.CallGuard(scratch=False, capture_fds=False)
         limit_memory(memory_mb)
         write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0]}))
     except BaseException as exc:  # noqa: BLE001 - report why the backend cannot be built, then exit
@@ -218,12 +230,13 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
                         store.put(key, data)
                     parts.append((name, key, data))
                 try:
-                    result = backend.invoke(parts, tool, args)
+                    result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
                     record = {
                         "status": result.get("status", "success"),
                         "output": result.get("output"),
                         "error": result.get("error"),
                         "state_changes": result.get("state_changes") or {},
+                        "diagnostics": result["diagnostics"],
                     }
                     new_parts = result.get("parts") or parts
                 except MemoryError as exc:
@@ -258,6 +271,8 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
 
 
 FACTORY: Any = None
+#: libra.runtime.guard, loaded by path beside this file (it is standard-library only too)
+GUARD: Any = load_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard.py"), "_libra_runtime_guard")
 
 
 def main(argv: list[str]) -> int:
