@@ -301,8 +301,11 @@ class PythonRuntime:
 
     @property
     def state_modules(self) -> tuple[str, ...]:
-        """Names of the modules whose globals are this runtime's state (a worker's guard leaves them alone)."""
-        return tuple(o.target.__name__ for o in self._owners.values() if o.kind == "module")
+        """Names of the modules whose globals hold this runtime's state: the tool modules, and those defining the
+        state holders' functions (a holder may keep its value there). A worker's guard leaves them alone."""
+        names = [o.target.__name__ for o in self._owners.values() if o.kind == "module"]
+        names += [getattr(f, "__module__", None) or "" for h in self._holders for f in h.target]
+        return tuple(dict.fromkeys(n for n in names if n))
 
     # -- construction helpers ---------------------------------------------------------------------------
     @classmethod
