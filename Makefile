@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -36,7 +36,7 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -64,6 +64,10 @@ bench-documents: setup appworld
 # Library file size and load time per benchmark (what libra eval/retrieve pay before the first query).
 bench-library: setup appworld
 	$(BIN)/python benchmarks/bench_library.py $(RETRIEVAL_BENCHES)
+
+# A build over hostile tools (huge, cyclic and odd outputs, side effects): the relation found, the caller's peak memory.
+bench-hostile: setup
+	$(BIN)/python benchmarks/bench_hostile.py
 
 bench-eval: setup
 	$(BIN)/python benchmarks/bench_eval.py

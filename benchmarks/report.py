@@ -92,6 +92,13 @@ def main() -> None:
     inv = _load("invoke")
     if inv:
         lines += ["## Isolated invocations (BFCL)", "", "```json", json.dumps({k: v for k, v in inv.items() if k not in ("machine", "commit")}, indent=1)[:3000], "```", ""]
+    hostile = _load("hostile")
+    if hostile:
+        lines += ["## A build over hostile tools", "",
+                  f"{hostile['settings']['tools']} tools (huge, cyclic and odd outputs, printing, environment, directory and module changes) built "
+                  f"with {hostile['settings']['workers']} isolated workers in {hostile['build_s']} s; create_item -> get_item found: {hostile['relation_found']}; "
+                  f"caller peak RSS {hostile['caller_peak_rss_mb']} MB ({hostile['caller_peak_rss_mb_before_build']} MB before the build, with the "
+                  f"{hostile['settings']['embedder']} embedder loaded; limit {hostile['caller_peak_limit_mb']} MB).", ""]
     aw = _load("appworld-sandbox")
     if aw:
         t = aw["timings"]

@@ -34,6 +34,7 @@ from .._interrupts import interrupts_deferred
 from ..catalog import Catalog
 from . import sandbox
 from .base import InvocationRecord, State, ToolRuntimeError
+from .guard import DEFAULT_MAX_RECORD_BYTES
 from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
 from .sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from .worker import RuntimeFactory, _Store
@@ -100,7 +101,7 @@ class _ProcessChannel(Channel):
 class ProcessTransport(Transport):
     """Sandboxed worker processes of this interpreter, each building its runtime with ``runtime_factory()``."""
 
-    def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver") -> None:
+    def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
         try:
             self._ctx = mp.get_context(context)
         except ValueError:
@@ -117,12 +118,13 @@ class ProcessTransport(Transport):
         self.memory_mb = memory_mb
         self.allow_network = allow_network
         self.cache_size = cache_size
+        self.max_record_bytes = max_record_bytes
 
     def start(self) -> Channel:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size),
+            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes),
             daemon=True,
             name="libra-tool-worker",
         )
@@ -160,6 +162,8 @@ class WorkerPool(Executor):
     ``timeout_s`` bounds each call; ``memory_mb`` is the address space a worker may add after start-up;
     ``cache_size`` is the number of state parts each worker keeps. ``context`` is a multiprocessing start method
     (``forkserver``, ``spawn`` or ``fork``). ``allow_network`` leaves the workers on the network.
+    ``max_record_bytes`` caps a record's JSON size in the worker (a larger one becomes an ``error`` record; see
+    :mod:`libra.runtime.guard`).
     """
 
     def __init__(
@@ -173,9 +177,13 @@ class WorkerPool(Executor):
         cache_size: int = 4096,
         context: str = "forkserver",
         start_timeout_s: float = 120.0,
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     ) -> None:
         self.check_sizes(n_workers, timeout_s)
-        transport = ProcessTransport(runtime_factory, memory_mb, allow_network, cache_size, context)
+        if max_record_bytes < 1:
+            raise ToolRuntimeError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
+        self.max_record_bytes = int(max_record_bytes)
+        transport = ProcessTransport(runtime_factory, memory_mb, allow_network, cache_size, context, self.max_record_bytes)
         self.runtime_factory = runtime_factory
         self.n_workers = n_workers
         self.memory_mb = memory_mb

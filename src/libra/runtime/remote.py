@@ -42,6 +42,7 @@ from .base import (
     ToolRuntimeError,
     parts_fingerprint,
 )
+from .guard import DEFAULT_MAX_RECORD_BYTES
 from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
 
 __all__ = ["PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime"]
@@ -134,7 +135,7 @@ class _ServerChannel(Channel):
         kind = msg[0]
         if kind == "done":
             rec, items = msg[2], msg[3]
-            record = InvocationRecord(rec["status"], rec.get("output"), rec.get("state_changes") or {}, rec.get("error"), 0.0)
+            record = InvocationRecord(rec["status"], rec.get("output"), rec.get("state_changes") or {}, rec.get("error"), 0.0, rec.get("diagnostics") or {})
             return ("done", msg[1], record, None if items is None else _wire(items))
         if kind == "state":
             return ("state", msg[1], _wire(msg[2]))
@@ -197,6 +198,7 @@ class InterpreterTransport(Transport):
     cwd: str | None
     isolated: bool
     name: str
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
 
     times_calls = True
     split_states_only = True
@@ -225,7 +227,7 @@ class InterpreterTransport(Transport):
             raise ToolRuntimeError(f"cannot start {self.python!r} ({exc.strerror}): check the foreign environment") from None
         channel = _ServerChannel(proc, Path(log), self.name)
         try:
-            channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size))
+            channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes))
         except OSError:
             pass  # it died at once: reported by ready()
         return channel
@@ -276,6 +278,7 @@ class RemoteRuntime(Executor):
         cwd: str | os.PathLike[str] | None = None,
         isolated: bool = True,
         name: str = "remote",
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
     ) -> None:
         n = n_servers if n_servers is not None else (os.cpu_count() or 1)
         self.check_sizes(n, timeout_s, "n_servers")
@@ -292,7 +295,7 @@ class RemoteRuntime(Executor):
         self.cwd = str(cwd) if cwd is not None else None
         self.isolated = isolated
         self.name = name
-        transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name)
+        transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name, int(max_record_bytes))
         super().__init__(transport, n, timeout_s, cache_size=cache_size, start_timeout_s=start_timeout_s, catalog=catalog)
 
     @property

@@ -21,7 +21,7 @@ Wire format (both directions): frames of an 8-byte big-endian length followed by
 lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
 misbehaving tool cannot make the caller run code. Requests::
 
-    ("init", options, memory_mb, allow_network, cache_size) -> ("ready", info) | ("failed", text)
+    ("init", options, memory_mb, allow_network, cache_size[, max_record_bytes]) -> ("ready", info) | ("failed", text)
     ("catalog", id)                                         -> ("catalog", id, [tool dict...])
     ("fresh", id) / ("load", id, config)                    -> ("state", id, items)
     ("call", id, items, tool, args)                         -> ("done", id, record, items) | ("miss", id, [keys])
@@ -33,7 +33,11 @@ when it evicted one. Isolation is set up here, in the child, by ``sandbox.py`` (
 path): its own network namespace and the ``socket`` patch unless network is allowed, its own session with every
 process a call starts killed when the call ends, and the address space capped with ``RLIMIT_AS`` at its size
 after start-up + memory_mb. The ready message says which network isolation the OS granted.
-Anything the backend prints goes to stderr, because stdout carries the protocol.
+Each call runs under :mod:`libra.runtime.guard` (loaded by path; standard-library only too): its record is made
+JSON data of at most ``max_record_bytes`` (default 1 MiB; larger becomes an ``error`` record and keeps the state),
+what it changes in ``os.environ``, ``sys.path``, the working directory and other modules' attributes is undone,
+and what it prints through ``sys.stdout``/``sys.stderr`` comes back in the record's ``diagnostics``. Anything
+else the backend prints goes to stderr, because stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -94,19 +98,24 @@ def read_frame(stream: BinaryIO) -> Any:
 # ---------------------------------------------------------------------------------------------------------------
 # isolation and the part store: libra.runtime.sandbox and .lru, loaded by path (standard library only)
 # ---------------------------------------------------------------------------------------------------------------
-def _load_sibling(name: str) -> Any:
-    """A standard-library-only module of libra.runtime, loaded by path from next to this file."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    spec = importlib.util.spec_from_file_location("_libra_remote_" + name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path!r}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+def load_path(path: str, name: str) -> Any:
+    """The module of the Python file ``path``, imported as ``name``."""
+    mod_spec = importlib.util.spec_from_file_location(name, path)
+    if mod_spec is None or mod_spec.loader is None:
+        raise ImportError(f"cannot load a module from {path!r}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[name] = module
+    mod_spec.loader.exec_module(module)
     return module
 
 
+def _load_sibling(name: str) -> Any:
+    """A standard-library-only module of libra.runtime, loaded by path from next to this file."""
+    return load_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"), "_libra_remote_" + name)
+
+
 SANDBOX = _load_sibling("sandbox")
+GUARD: Any = _load_sibling("guard")  # per-call purity and bounded records
 _Store = _load_sibling("lru").PartStore  # the LRU of parts, the client's mirror applies the same policy
 NETWORK_DISABLED = SANDBOX.NETWORK_DISABLED
 block_network = SANDBOX.block_network
@@ -122,13 +131,7 @@ def load_factory(spec: str) -> Any:
     if not sep or "/" in attr or attr.endswith(".py"):
         target, attr = spec, "make_backend"
     if target.endswith(".py") or os.sep in target:
-        name = "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10]
-        mod_spec = importlib.util.spec_from_file_location(name, target)
-        if mod_spec is None or mod_spec.loader is None:
-            raise ImportError(f"cannot load a backend from {target!r}")
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[name] = module
-        mod_spec.loader.exec_module(module)
+        module = load_path(target, "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10])
     else:
         module = importlib.import_module(target)
     return getattr(module, attr)
@@ -145,9 +148,12 @@ def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, A
 
 def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
     """Answer requests until ``close`` or end of input; ``init`` is the init request, already read and applied."""
-    _, options, memory_mb, _allow_network, cache_size = init
+    _, options, memory_mb, _allow_network, cache_size = init[:5]
+    max_record_bytes = init[5] if len(init) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
     try:
         backend = FACTORY(dict(options or {}))
+        # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
+        guard = GUARD.CallGuard(scratch=False, capture_fds=False)
         limit_memory(memory_mb)
         SANDBOX.keep_children()
         write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0], "network_isolation": isolation}))
@@ -181,12 +187,13 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
                         store.put(key, data)
                     parts.append((name, key, data))
                 try:
-                    result = backend.invoke(parts, tool, args)  # the one place a server runs a tool
+                    result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
                     record = {
                         "status": result.get("status", "success"),
                         "output": result.get("output"),
                         "error": result.get("error"),
                         "state_changes": result.get("state_changes") or {},
+                        "diagnostics": result["diagnostics"],
                     }
                     new_parts = result.get("parts") or parts
                 except MemoryError as exc:
@@ -222,6 +229,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
 
 
 FACTORY: Any = None
+#: libra.runtime.guard, loaded by path beside this file (it is standard-library only too)
 
 
 def main(argv: list[str]) -> int:

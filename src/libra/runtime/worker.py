@@ -27,6 +27,7 @@ from typing import Any
 from ..errors import LibraError
 from . import sandbox
 from .base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError
+from .guard import DEFAULT_MAX_RECORD_BYTES, GuardedRuntime
 from .lru import PartStore
 
 RuntimeFactory = Callable[[], Runtime]
@@ -131,14 +132,14 @@ def _error_text(exc: BaseException) -> str:
     return error_text(exc)
 
 
-def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int) -> None:
+def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
     """Body of an isolated worker process: enter the sandbox, build the runtime, answer requests until closed."""
     # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
     # ignores it instead of dying mid-call with a traceback of its own. First thing, before any import.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         isolation = sandbox.enter(allow_network)
-        runtime = factory()
+        runtime = GuardedRuntime(factory(), max_record_bytes)  # bounded records, pure calls: see runtime/guard.py
         sandbox.limit_memory(memory_mb)
         sandbox.keep_children()
         info = {"pid": os.getpid(), "network_isolation": isolation}
