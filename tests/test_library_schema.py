@@ -249,12 +249,16 @@ def test_a_version_1_library_is_checked_too(shop_doc, tmp_path) -> None:
     assert _shipped_errors({**v1, "candidates": [[0, "x", 1, "y"]]}), "a short row breaks the schema too"
 
 
-def test_an_edit_after_a_successful_load_is_caught(shop_doc, tmp_path) -> None:
+def test_an_edit_after_a_successful_load_is_caught(shop_doc, tmp_path, monkeypatch) -> None:
     """A file that passed once is not checked again, but any edit to it is (the skip is keyed by its bytes)."""
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
+    markers = tmp_path / "cache" / "checked-libraries"
     path = tmp_path / "library.json"
     path.write_text(json.dumps(shop_doc))
     Library.load(path)
+    assert len(list(markers.iterdir())) == 1  # the bytes that passed
     Library.load(path)
+    assert len(list(markers.iterdir())) == 1
     doc = copy.deepcopy(shop_doc)
     del doc["relations"][0]["provider"]
     path.write_text(json.dumps(doc))
@@ -262,6 +266,7 @@ def test_an_edit_after_a_successful_load_is_caught(shop_doc, tmp_path) -> None:
         Library.load(path)
     with pytest.raises(LibraryFormatError, match=r"relations\[0\]\.provider"):
         Library.from_dict(doc, source="doc")  # the Python API checks every document it is given
+    assert len(list(markers.iterdir())) == 1  # nothing is remembered for a file that failed
 
 
 # ---------------------------------------------------------------------------------------------------------------
