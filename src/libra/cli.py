@@ -62,6 +62,8 @@ def eval_cmd(
         if not path.exists():  # build before the spinner starts, so the build's own progress shows alone
             console.print(f"building {bench.name}'s library once; later runs reuse {path}")
             obtain_library(bench, catalog, options)
+    if library is not None and any(m.strip().lower() in GRAPH_METHODS for m in method):
+        obtain_library(bench, catalog, options)  # a bad --library is refused before any method runs (the methods reuse it)
     for m in method:
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
             results.append(run_method(m, bench, catalog, tasks, options))
