@@ -301,8 +301,6 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {
     "one input at a time, so a latitude/longitude pair is never tried together",
     ("excluded", "orders"): "update_address is credited with the customer_id it was given and echoes: the argument "
     "export of a state-changing call still uses the any-occurrence rule",
-    ("time", "orders"): "defect 14 is only partly fixed: a call on the 3.5 MB database costs tens of milliseconds "
-    "(content comparison per part), so the build takes about 25-50 s",
 }
 
 
