@@ -8,12 +8,15 @@ proportion to what it touched:
 
 - *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
   key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
-- *fingerprinting*: the live object of a split owner keeps an unpickled copy of each sub-part it holds (its
-  *shadow*); after the call every sub-part is compared with its copy by ``==`` (C speed, nothing pickled or
-  allocated), which settles a read; a sub-part that compares unequal is pickled and compared byte-for-byte, and
-  only those whose bytes changed get a structural view and a content hash (a small whole part is settled by one
-  pickle of it, compared with the one taken when the live object last matched). The shadow costs one more
-  in-memory copy of the state;
+  a watched attribute (below) is patched in place, chunk by chunk;
+- *fingerprinting*: a chunked attribute made of dicts, lists and immutable values is *watched*
+  (:mod:`libra.runtime.watch`): its containers note which chunk a call writes, so after the call the chunks
+  nobody wrote keep their parts unseen and only the written ones are pickled (a read costs nothing). Every
+  other sub-part of a split owner is held by the live object as an unpickled copy (its *shadow*) and compared
+  with it by ``==`` after the call (C speed, nothing pickled or allocated). A sub-part written or compared
+  unequal is pickled and compared byte-for-byte, and only those whose bytes changed get a structural view and a
+  content hash (a small whole part is settled by one pickle of it, compared with the one taken when the live
+  object last matched). Shadows cost one more in-memory copy of what is not watched;
 - *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
 - *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
 
@@ -23,7 +26,8 @@ sub-part's pickle (its pickler memo) are compared with those of every other sub-
 cached set, checked against the identity of their values and those values' members): attributes that share a
 mutable object are snapshotted together as one sub-part (a big attribute involved loses its chunking), and an
 object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
-``__reduce__``, ``__slots__``), is kept as one whole part. Limitation: a call that replaces an unchanged
+``__reduce__``, ``__slots__``), is kept as one whole part. A chunk its watch saw unwritten is looked at only if
+a changed sub-part holds one of its containers (each carries its chunk's tag). Limitation: a call that replaces an unchanged
 attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
 as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
 with a bigger :data:`SPLIT_BYTES`. Sub-part names are
