@@ -263,11 +263,17 @@ def signatures(container: Any, chunk: int, which: Any = None) -> list[int]:
     With ``which`` (chunk numbers), only those chunks' signatures, in that order.
     """
     n = len(container)
-    starts = range(0, n, chunk) if which is None else [i * chunk for i in which if i * chunk < n]
-    if isinstance(container, dict):
+    if not isinstance(container, dict):
+        starts = range(0, n, chunk) if which is None else [i * chunk for i in which if i * chunk < n]
+        return [hash(tuple(map(id, container[lo : lo + chunk]))) for lo in starts]
+    if which is None:
         keys, values = list(dict.keys(container)), list(dict.values(container))
-        return [hash((tuple(map(id, keys[lo : lo + chunk])), tuple(map(id, values[lo : lo + chunk])))) for lo in starts]
-    return [hash(tuple(map(id, container[lo : lo + chunk]))) for lo in starts]
+        return [hash((tuple(map(id, keys[lo : lo + chunk])), tuple(map(id, values[lo : lo + chunk])))) for lo in range(0, n, chunk)]
+    out = []
+    for lo in [i * chunk for i in which if i * chunk < n]:  # a few chunks: skip to each (C-speed) instead of listing all
+        items = list(islice(dict.items(container), lo, lo + chunk))
+        out.append(hash((tuple(id(k) for k, _ in items), tuple(id(v) for _, v in items))))
+    return out
 
 
 def watch(value: Any, chunk: int) -> Watch:
