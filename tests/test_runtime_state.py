@@ -411,8 +411,11 @@ def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPat
         ("Ledger.total", dict),
     ]
     # these end the watch of the accounts (for a while, or for good), so they come late, each followed by writes
-    # through the records they touched: two records of different chunks share a list, then a set is stored
+    # through the records they touched: two records of one chunk share a list, then two of different chunks, then
+    # a set is stored
     late = [
+        ("Ledger.share_history", {"account": "A0005", "other": "A0006"}), ("Ledger.note", {"account": "A0006", "value": 7}),
+        ("Ledger.note", {"account": "A0005", "value": 6}),
         ("Ledger.share_history", {"account": "A0003", "other": "A0400"}), ("Ledger.note", {"account": "A0400", "value": 9}),
         ("Ledger.note", {"account": "A0003", "value": 8}), ("Ledger.tag", {"account": "A0500", "label": "x"}),
         ("Ledger.deposit", {"account": "A0500", "amount": 2}),

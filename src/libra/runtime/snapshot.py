@@ -177,6 +177,7 @@ class _Unit:
     pickler: Any = None
     container: Any = None  # the whole dict/list, on a chunked attribute's first chunk
     source: Any = None  # (container, start) of a chunk whose ``value`` is made only if needed
+    written: Any = None  # a watched chunk's entries a call wrote inside (None: unknown), to view only those
     looked: bool = False  # its objects were listed from a pickle just made (not from the cache)
 
 
@@ -390,7 +391,7 @@ class Snapshotter:
         prev = {parse_label(p.name)[1]: p for p in previous or ()}
         unchunk: set[str] = set()
         while True:
-            attrs, units = self._layout(obj, prev, unchunk, shadow, clean)
+            attrs, units = self._layout(obj, prev, unchunk, shadow, clean, watches)
             if previous is not None and len(units) == len(previous) and all(
                 u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
             ):
@@ -437,7 +438,7 @@ class Snapshotter:
             attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
         return attrs
 
-    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset()) -> tuple[dict[str, Any], list[_Unit]]:  # type: ignore[assignment]
+    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset(), watches: dict[str, Watch] | None = None) -> tuple[dict[str, Any], list[_Unit]]:  # type: ignore[assignment]
         """The object's units, pickled: groups of the previous state still intact, then attributes and chunks.
 
         A chunk its watch saw unwritten (``clean``), or a unit equal to its ``shadow`` copy of the previous part's
@@ -490,6 +491,8 @@ class Snapshotter:
                             unit.data = same
                         else:
                             unit.data, unit.pickler = _dumps(_value(unit))
+                            w = (watches or {}).get(attr)
+                            unit.written = w.entries(i) if w is not None else None
                         units.append(unit)
                     continue
                 for i, piece in enumerate(_chunks(value)):
@@ -536,7 +539,7 @@ class Snapshotter:
                 u.pickler = _dumps(_value(u))[1]
             for _, o in u.pickler.memo.copy().values():
                 if type(o) is WatchedDict or type(o) is WatchedList:
-                    w, j = getattr(o, "_at", (None, 0))
+                    w, j = getattr(o, "_at", (None, 0, None))[:2]
                     attr = owners.get(id(w))
                     j_k = index.pop(f"{attr}#{max(j, 0)}", None) if attr is not None else None
                     if j_k is not None:
@@ -569,7 +572,10 @@ class Snapshotter:
         if old is not None and old.data == unit.data:
             return old
         name = f"{self.owner}:{unit.label}"
-        view = self.unit_view(name, unit.value)
+        prior = self.recall(old.key) if old is not None and unit.written is not None else None
+        view = _patched_view(name, unit.value, prior, unit.written, self.ignore) if prior is not None else None
+        if view is None:
+            view = self.unit_view(name, unit.value)
         key = f"{name}:{content_hash(view)}"
         if old is not None and old.key == key:
             return old
@@ -818,7 +824,7 @@ class Snapshotter:
         try:
             if w is not None and w.container is current and not (w.dirty or w.top):
                 top = WatchedList(merged) if isinstance(merged, list) else WatchedDict(merged)
-                top._at, top._dirty = (w, -1), False
+                top._at, top._dirty = (w, -1, None), False
                 w.container = top
                 rewatch(w, fresh)
                 settle(w)
@@ -854,6 +860,31 @@ def _same(value: Any, copy: Any) -> bool:
         return type(value) is type(copy) and bool(value == copy)
     except Exception:  # noqa: BLE001 - e.g. arrays whose == is elementwise
         return False
+
+
+def _patched_view(name: str, value: Any, prior: Any, written: set[Any], ignore: frozenset[str]) -> Any:
+    """The view of a watched chunk whose entries ``written`` changed: the prior view with those entries viewed
+    again (None when the prior view does not line up with the chunk).
+
+    Why: viewing a chunk of records costs milliseconds, and a write usually changes one of them. An entry of a
+    watched chunk holds only dicts, lists and immutable values, so its view depends on nothing else (no
+    back references), and an entry nobody wrote inside (and that did not move) has the view it had.
+    """
+    label = parse_label(name)[1]
+    attr, i = label.split("#", 1)  # type: ignore[union-attr]
+    builder = _ViewBuilder(ignore)
+    if isinstance(value, list):
+        if not isinstance(prior, list) or len(prior) != len(value):
+            return None
+        offset = int(i) * CHUNK
+        return [builder.view(v, index_path(attr, offset + j), 2) if offset + j in written else prior[j] for j, v in enumerate(value)]
+    if not isinstance(prior, dict):
+        return None
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        sk = str(k)
+        out[sk] = builder.view(v, key_path(attr, sk), 2) if k in written or sk not in prior else prior[sk]
+    return out if len(out) == len(value) else None
 
 
 def _chunked_attrs(parts: tuple[StatePart, ...]) -> dict[str, None]:

@@ -53,8 +53,11 @@ class Watch:
     """What is known about one watched attribute of a live object.
 
     ``container`` is the watched dict/list the attribute holds; ``length`` its length and ``sigs`` the identity
-    signature of each chunk when last clean; ``dirty`` the chunks written since; ``top`` whether the container
-    itself was written (entries added, removed, replaced or moved: settled by the signatures).
+    signature of each chunk when last clean; ``dirty`` the chunks written since and ``keys`` the entries (dict
+    keys, list positions) written inside; ``top`` whether the container itself was written (entries added,
+    removed, replaced or moved: settled by the signatures), and ``moved`` whether that happened since the last
+    settle (then ``keys`` does not say every entry that changed). ``shared`` are the chunks in which two entries
+    share a container (a write through one entry changes the other: ``keys`` is not enough there either).
     """
 
     container: Any
@@ -62,7 +65,10 @@ class Watch:
     length: int = 0
     sigs: list[int] = field(default_factory=list)
     dirty: set[int] = field(default_factory=set)
+    keys: set[Any] = field(default_factory=set)
     top: bool = False
+    moved: bool = False
+    shared: set[int] = field(default_factory=set)
 
     def written(self, value: Any) -> set[int] | None:
         """Chunks of ``value`` (the attribute's current value) that may differ from when it was last clean.
@@ -81,7 +87,13 @@ class Watch:
             self.sigs = now
             self.length = len(value)
             self.top = False
+            self.moved = True
         return self.dirty
+
+    def entries(self, chunk: int) -> set[Any] | None:
+        """The entries of chunk ``chunk`` a call wrote inside (their other entries are as they were), or None if
+        that is not known (entries were added, removed or moved, or two entries share a container)."""
+        return None if self.moved or chunk in self.shared else self.keys
 
 
 def drain() -> None:
@@ -89,11 +101,12 @@ def drain() -> None:
     while _JOURNAL:
         box = _JOURNAL.pop()
         box._dirty = False
-        watch, index = box._at
+        watch, index, key = box._at
         if index < 0:
             watch.top = True
         else:
             watch.dirty.add(index)
+            watch.keys.add(key)
 
 
 def _wrote(box: Any) -> None:
@@ -217,16 +230,19 @@ def _leaf(value: Any) -> bool:
     return False
 
 
-def adopt(value: Any, at: tuple[Watch, int], memo: dict[int, tuple[Any, Any]]) -> Any:
-    """``value`` with every dict/list in it watched and tagged ``at`` (existing watched ones re-tagged and re-armed).
+def adopt(value: Any, at: tuple[Watch, int, Any], memo: dict[int, tuple[Any, Any]]) -> Any:
+    """``value`` with every dict/list in it watched and tagged ``at`` = (watch, chunk, entry) (existing watched
+    ones re-tagged and re-armed).
 
     Plain containers are replaced by watched copies (the caller stores the result where ``value`` was); objects
-    met twice keep being one object (``memo``). Raises :class:`Unwatchable` on anything else but leaves.
+    met twice keep being one object (``memo``), and the chunk is noted in ``Watch.shared``. Raises
+    :class:`Unwatchable` on anything else but leaves.
     """
     kind = type(value)
     if kind is WatchedDict or kind is WatchedList or kind is dict or kind is list:
         seen = memo.get(id(value))
         if seen is not None:
+            at[0].shared.add(at[1])
             return seen[1]
         if kind is dict:
             box: Any = WatchedDict(value)
@@ -282,7 +298,7 @@ def watch(value: Any, chunk: int) -> Watch:
         raise Unwatchable(type(value).__name__)
     w = Watch(None, chunk)
     top = WatchedDict(value) if isinstance(value, dict) else WatchedList(value)
-    top._at = (w, -1)
+    top._at = (w, -1, None)
     top._dirty = False
     w.container = top
     rewatch(w, range((len(top) + chunk - 1) // chunk))
@@ -299,17 +315,17 @@ def rewatch(w: Watch, chunks: Any) -> None:
     is_dict = isinstance(top, dict)
     for i in chunks:
         lo = i * size
-        at = (w, i)
+        w.shared.discard(i)
         if is_dict:
             for k, v in list(islice(dict.items(top), lo, lo + size)):
                 if type(v) not in _PLAIN:
-                    new = adopt(v, at, memo)
+                    new = adopt(v, (w, i, k), memo)
                     if new is not v:
                         dict.__setitem__(top, k, new)
         else:
             for j, v in enumerate(top[lo : lo + size]):
                 if type(v) not in _PLAIN:
-                    new = adopt(v, at, memo)
+                    new = adopt(v, (w, i, lo + j), memo)
                     if new is not v:
                         list.__setitem__(top, lo + j, new)
 
@@ -330,7 +346,9 @@ def settle(w: Watch, chunks: Any = None) -> None:
         for i, sig in zip(todo, signatures(w.container, w.chunk, todo)):
             w.sigs[i] = sig
     w.dirty.clear()
+    w.keys.clear()
     w.top = False
+    w.moved = False
     w.length = len(w.container)
 
 
