@@ -6,8 +6,9 @@ whether those records changed by comparing them with a copy costs a full walk of
 for a few megabytes), although most calls only read. So the runtime replaces the containers of such an attribute
 (the attribute's own dict/list and every dict/list nested in its entries) with :class:`WatchedDict` /
 :class:`WatchedList`: subclasses that behave exactly like ``dict``/``list`` but note, on their first write, which
-chunk of the attribute they belong to (a :class:`Watch` records the set of written chunks). A call that wrote
-nothing costs nothing to check; a call that wrote costs in proportion to the chunks it wrote.
+chunk and entry of the attribute they belong to (a :class:`Watch` records the written chunks and entries). A
+call that wrote nothing costs nothing to check; a call that wrote costs in proportion to the chunks it wrote,
+and only the entries it wrote are viewed again.
 
 - Watched containers pickle, copy and deep-copy as plain ``dict``/``list`` (``__reduce_ex__``), so parts, views,
   copies a tool makes and workers' states never hold them; equality, ``repr``, ``isinstance`` and JSON are a
@@ -18,12 +19,12 @@ nothing costs nothing to check; a call that wrote costs in proportion to the chu
   chunks with copies as before.
 - A write to the attribute's own container may shift entries between chunks, so it is settled by comparing the
   identities of each chunk's keys and values with those recorded when the attribute was last clean
-  (:func:`signatures`, C-speed, no content compared); the length is always checked, which catches C code that
-  grows or shrinks a list without calling its methods (``heapq``).
+  (:func:`signatures`, C-speed, no content compared); the length is always checked, and a list attribute's
+  signatures too, which catches C code that writes the list without calling its methods (``heapq``).
 
-Limitations (documented in docs): code that writes through the base class's unbound methods
-(``dict.__setitem__(d, k, v)``) or C code that writes a nested list in place without calling its methods
-(``heapq.heapreplace`` on a list inside a record) is not seen; ``type(x) is dict`` is false for a watched
+Limitations (README): code that writes through the base class's unbound methods (``dict.__setitem__(d, k, v)``)
+or C code that writes a nested list in place without calling its methods (``heapq.heapreplace`` on a list inside
+a record) is not seen; ``type(x) is dict`` is false for a watched
 container (``isinstance`` holds); and references to the attribute's records kept outside the state (a module-level
 cache) stop aliasing the state's records once they are watched, as they already do when a state is restored.
 """
