@@ -13,9 +13,11 @@ Why this shape:
 - States are values made of content-addressed :class:`~libra.runtime.base.StatePart` s (pickled bytes, so the
   given state is never mutated). A small instance is one part; a big one (pickle over 64 KiB) and a module's
   globals are split per attribute, big dicts/lists in chunks (see :mod:`libra.runtime.snapshot`), so a call
-  costs in proportion to what it touched: one live object per owner is patched to the state asked for, the
-  sub-parts whose pickled bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships
-  only parts a worker does not hold. While a runtime is in use it owns its modules' globals: restoring a state
+  costs in proportion to what it touched: one live object per owner is patched to the state asked for, big
+  dict/list attributes are write-watched so a call that only reads them is settled without comparing them
+  (:mod:`libra.runtime.watch`; ``type(x) is dict`` is false for their containers), the sub-parts whose pickled
+  bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships only parts a worker does
+  not hold. While a runtime is in use it owns its modules' globals: restoring a state
   rebinds them, so another module's ``from tools import CATALOG`` keeps the object it imported.
 - **Entropy is fixed per call** (:mod:`libra.runtime.entropy`): the clock reads a fixed instant (``clock``,
   default 2025-01-01 12:00 UTC), and ``os.urandom`` (so ``uuid4``, ``secrets``, ``SystemRandom``), the
