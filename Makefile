@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -41,7 +41,7 @@ test: setup appworld mcp-servers
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-mcp
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-mcp
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -73,6 +73,10 @@ bench-documents: setup appworld
 # Library file size and load time per benchmark (what libra eval/retrieve pay before the first query).
 bench-library: setup appworld
 	$(BIN)/python benchmarks/bench_library.py $(RETRIEVAL_BENCHES)
+
+# A build over hostile tools (huge, cyclic and odd outputs, side effects): the relation found, the caller's peak memory.
+bench-hostile: setup
+	$(BIN)/python benchmarks/bench_hostile.py
 
 bench-eval: setup
 	$(BIN)/python benchmarks/bench_eval.py

@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     iso = make_bfcl_runtime(isolated=True, n_workers=opts.workers, timeout_s=opts.timeout, memory_mb=opts.memory_mb)
     startup = time.perf_counter() - t0
+    isolation = iso.network_isolation
     try:
         for mix_name, writes in (("reads", False), ("reads+writes", True)):
             calls = _mix(opts.calls, writes)
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             "timeout_s": opts.timeout,
             "memory_mb": opts.memory_mb,
             "allow_network": False,
+            "network_isolation": isolation,
             "context": "forkserver",
             "cpu_count": os.cpu_count(),
             "python": platform.python_version(),
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'mode':<{width}}  {'mix':<13} {'workers':>7} {'calls':>6} {'calls/s':>9}")
     for r in rows:
         print(f"{r['mode']:<{width}}  {r['mix']:<13} {r['workers']:>7} {r['calls']:>6} {r['calls_per_s']:>9.0f}")
-    print(f"worker start-up {startup:.2f}s; wrote {opts.out}")
+    print(f"worker start-up {startup:.2f}s; network isolation: {isolation}; wrote {opts.out}")
     return 0
 
 

@@ -4,10 +4,13 @@
   order log in a list, a session) whose calls must stay cheap (issue 18, defect 14).
 - :class:`Folders`: attributes that point into each other (a current folder inside the tree), which a
   per-attribute snapshot must not tear apart.
+- :class:`Ledger`: big dict and list attributes written in every way a tool writes them (nested writes, inserts,
+  deletions that shift entries, moves, sharing, unwatchable values, ``heapq`` from C, rebinding).
 """
 
 from __future__ import annotations
 
+import heapq
 import random
 import uuid
 
@@ -109,3 +112,78 @@ class Folders:
 
         walk(self.root, "/")
         return out
+
+
+class Ledger:
+    """Accounts (a big dict of records with nested lists) and a job queue kept as a heap (a big list): every way
+    a tool writes such state, for the write watch of big attributes (``libra.runtime.watch``) to see."""
+
+    def __init__(self, n_accounts: int = 700, n_jobs: int = 600) -> None:
+        self.accounts: dict[str, dict] = {
+            f"A{i:04d}": {"id": f"A{i:04d}", "balance": i % 50, "history": [i % 7, i % 11], "meta": {"kind": "basic"}}
+            for i in range(n_accounts)
+        }
+        self.queue: list[tuple[int, int]] = [(i % 97, i) for i in range(n_jobs)]
+        heapq.heapify(self.queue)
+        self.next_id = n_accounts
+
+    def balance(self, account: str) -> int:
+        """Read one balance."""
+        return self.accounts[account]["balance"]
+
+    def deposit(self, account: str, amount: int) -> int:
+        """Write inside a record and append to its nested history."""
+        record = self.accounts[account]
+        record["balance"] += amount
+        record["history"].append(amount)
+        return record["balance"]
+
+    def note(self, account: str, value: int) -> None:
+        """Write only a nested list."""
+        self.accounts[account]["history"].append(value)
+
+    def open_account(self) -> str:
+        """Insert a record at the end of the dict."""
+        key = f"A{self.next_id:04d}"
+        self.next_id += 1
+        self.accounts[key] = {"id": key, "balance": 0, "history": [], "meta": {"kind": "new"}}
+        return key
+
+    def close_account(self, account: str) -> dict:
+        """Delete a record: every later record moves to an earlier position."""
+        return self.accounts.pop(account)
+
+    def move_to_end(self, account: str) -> None:
+        """Re-insert a record: its position changes, its content does not."""
+        self.accounts[account] = self.accounts.pop(account)
+
+    def share_history(self, account: str, other: str) -> None:
+        """Make two records share one history list (objects shared across the attribute)."""
+        self.accounts[account]["history"] = self.accounts[other]["history"]
+
+    def tag(self, account: str, label: str) -> None:
+        """Store a set in a record: a value whose writes cannot be watched."""
+        self.accounts[account]["tags"] = {label}
+
+    def sort_history(self, account: str) -> list:
+        """Reorder a nested list in place."""
+        self.accounts[account]["history"].sort(reverse=True)
+        return self.accounts[account]["history"]
+
+    def push_job(self, priority: int) -> None:
+        """heapq writes the list from C, without calling its methods."""
+        heapq.heappush(self.queue, (priority, self.next_id))
+        self.next_id += 1
+
+    def replace_job(self, priority: int) -> tuple:
+        """Same length, new first item, sifted: written from C as well."""
+        return heapq.heapreplace(self.queue, (priority, self.next_id))
+
+    def rebuild_queue(self) -> int:
+        """Rebind the attribute to a new list."""
+        self.queue = sorted(self.queue)
+        return len(self.queue)
+
+    def total(self) -> int:
+        """Read everything."""
+        return sum(r["balance"] for r in self.accounts.values())

@@ -54,7 +54,7 @@ def test_bad_k():
 
 @needs_bfcl
 def test_bad_graph_options_are_one_line():
-    for opt, value, word in (("--score-space", "cosine", "probability or similarity"), ("--temperature", "0", "positive"), ("--selection", "best", "both, field")):
+    for opt, value, word in (("--score-space", "cosine", "probability, similarity"), ("--temperature", "0", "positive"), ("--selection", "best", "both, field")):
         out = run("eval", "bfcl", "--method", "libra", opt, value)
         assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
 
@@ -119,3 +119,58 @@ def test_module_entry_point_has_every_command():
     assert out.returncode == 0
     for cmd in ("eval", "contracts", "build", "show", "explain", "retrieve", "analyze"):
         assert cmd in out.stdout
+
+
+# -- checked options and outputs (see also test_cli_options.py) ------------------------------------------------
+def _toy_library(tmp_path):
+    from libra.induction.build import BuildOptions, build_library
+
+    from .induction_toys import ShopBenchmark
+
+    path = tmp_path / "shop.json"
+    build_library(ShopBenchmark(), path, BuildOptions(workers=0, progress=False))
+    return path
+
+
+def test_kc_is_the_candidate_set_eval_scores(tmp_path):
+    from .cli_toys import run_cli
+
+    lib = _toy_library(tmp_path)
+    recall = {}
+    for kc in (None, "1"):
+        j, r = tmp_path / f"res-{kc}.json", tmp_path / f"runs-{kc}.jsonl"
+        args = ["eval", "shop-tasks", "--method", "libra", "--embedder", "hash", "--library", str(lib), "--json", str(j), "--runs", str(r)]
+        out = run_cli(*args, *(["--kc", kc] if kc else []), cache=tmp_path / "cache")
+        assert out.returncode == 0, out.stderr
+        recall[kc] = json.loads(j.read_text())["results"][0]["recall"]
+        rankings = [json.loads(line)["ranking"] for line in r.read_text().splitlines()]
+        assert [len(x) for x in rankings] == ([6, 6] if kc is None else [1, 1])  # 6 tools in the toy catalog
+    assert recall[None] == 100.0 and recall["1"] < recall[None]
+
+
+def test_a_write_failing_after_the_work_is_one_line_and_status_1(tmp_path):
+    from .cli_toys import run_cli
+
+    lib = _toy_library(tmp_path)
+    out = run_cli("show", str(lib), "--json", "/dev/full", cache=tmp_path / "cache")  # a device: always full
+    assert out.returncode == 1 and "relations:" in out.stdout
+    assert out.stderr.strip() == "error: cannot write /dev/full: No space left on device"
+
+
+def test_explain_suggests_close_names(tmp_path):
+    from .cli_toys import run_cli
+
+    lib = _toy_library(tmp_path)
+    for typo, meant in (("Shop.lgoin", "Shop.login"), ("shop.add_itme", "Shop.add_item"), ("square_rot", "Shop.square_root"), ("login", "Shop.login")):
+        out = run_cli("explain", str(lib), typo, cache=tmp_path / "cache")
+        assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
+        assert "did you mean" in out.stderr and meant in out.stderr.split("did you mean", 1)[1], out.stderr
+
+
+def test_empty_query_is_refused(tmp_path):
+    from .cli_toys import run_cli
+
+    lib = _toy_library(tmp_path)
+    for query in ("", "  \t"):
+        out = run_cli("retrieve", str(lib), "add an item", query, cache=tmp_path / "cache")
+        assert out.returncode == 2 and out.stderr.strip().startswith("error: ") and "'query'" in out.stderr and out.stdout == ""

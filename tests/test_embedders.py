@@ -57,3 +57,14 @@ def test_cache_round_trip(tmp_path):
 def test_unknown_embedder():
     with pytest.raises(ConfigError, match="unknown embedder"):
         get_embedder("nope")
+
+
+@pytest.mark.parametrize("name", ["hash-abc", "hash-0", "hash-", "hash-70000", "st:", "openai:", "openai:m@ftp://x"])
+def test_malformed_embedder_names_are_config_errors(name):
+    # Checked from the name alone: nothing is loaded, and the message is one line for the CLI.
+    with pytest.raises(ConfigError):
+        get_embedder(name)
+
+
+def test_hash_dimensions_come_from_the_name():
+    assert get_embedder("hash-64").dim == 64 and get_embedder("hash").dim == 256

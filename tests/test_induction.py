@@ -498,6 +498,59 @@ def test_written_tells_an_addressed_record_from_a_written_value():
     assert _written("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
 
 
+def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
+    """A call that gives a blank record its first content is a source of the record's key; an overwrite is not."""
+    from libra.induction.engine import _filled
+
+    blank = {"Fs": {"changed": {'root.contents["a.txt"].content': {"before": "", "after": "hi"}}, "added": {}, "removed": {}}}
+    assert _filled("a.txt", blank)
+    overwrite = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
+    assert not _filled("C1", overwrite)
+    assert not _filled("a.txt", {"Fs": {"changed": {}, "added": {}, "removed": {'root.contents["a.txt"]': {}}}})
+
+
+def test_record_of_names_the_innermost_list_element():
+    from libra.induction.engine import record_of
+
+    assert record_of("response", "$[1]['zip_code']") == "response:$[1]"
+    assert record_of("response", "$['latitude']") == "response:$"
+    assert record_of("response", "$['a'][0]['b']['c']") == "response:$['a'][0]"
+    assert record_of("arguments", "$['customer_id']") == "arguments:$"
+
+
+MEMBERS = {"M1": ("1111", False), "M2": ("2222", True), "M3": ("3333", True)}  # id -> (PIN, card open)
+
+
+class Members:
+    """A membership desk: a member is checked by id and PIN together; the first listed member's card is closed."""
+
+    def list_members(self) -> list[dict]:
+        """List the members with their id and PIN."""
+        return [{"member_id": k, "pin_code": v[0]} for k, v in MEMBERS.items()]
+
+    def check_in(self, member_id: str, pin_code: str) -> dict:
+        """Check a member in.
+
+        Args:
+            member_id: The member's id.
+            pin_code: The member's PIN code.
+        """
+        entry = MEMBERS.get(member_id)
+        if entry is None or entry[0] != pin_code:
+            raise PermissionError("member id and PIN do not match")
+        if not entry[1]:
+            raise PermissionError("this member's card is closed")
+        return {"checked_in": member_id}
+
+
+def test_an_offer_takes_the_other_fields_of_its_own_record():
+    """The PIN beside an offered member id is that member's (issue 18): filled independently it is the first
+    member's, every check-in but the first member's fails for the mismatch, and the first one's card is closed."""
+    e = _edges(_build(Members))
+    assert any(r[:2] == ("Members.list_members", "Members.check_in") and r[4] == "member_id" for r in e), sorted(e)
+    assert any(r[:2] == ("Members.list_members", "Members.check_in") and r[4] == "pin_code" for r in e), sorted(e)
+
+
 def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
     """A call given one string as two inputs cannot tell the roles apart (issue 18, defect 12)."""
     from libra.induction.engine import _offer_coincides

@@ -17,9 +17,9 @@ from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
 from libra.runtime.diff import content_hash, diff_views, object_view
 from libra.runtime.python import PythonRuntime, status_of
-from tests.fixtures import module_shop, notes_app
 from tests.conftest import needs_bfcl
-from tests.state_toys import Folders, Warehouse
+from tests.fixtures import module_shop, notes_app
+from tests.state_toys import Folders, Ledger, Warehouse
 
 LOGIN = {"username": "ann", "password": "pw1"}
 
@@ -383,6 +383,99 @@ def test_split_states_behave_exactly_like_whole_ones(monkeypatch: pytest.MonkeyP
     whole = _random_walk(False, 3, monkeypatch)
     assert len({entry[3] for entry in split[0]}) > 50  # the walk reaches many distinct states
     assert norm(split) == norm(whole)
+
+
+def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPatch, moves: bool = True) -> tuple[list[Any], list[Any]]:
+    """A random walk over :class:`Ledger` with revisits; ``mode``: ``watch`` (split, writes watched), ``compare``
+    (split, chunks compared with copies) or ``whole`` (one pickle per call: the reference). ``moves``: include
+    re-inserting a record at the end, which a split state counts as a change (its chunks' order changed) and a
+    whole one does not (views compare dicts regardless of order)."""
+    from libra.runtime import snapshot
+
+    monkeypatch.setattr(snapshot, "SPLIT_BYTES", 10**12 if mode == "whole" else 0)
+    monkeypatch.setattr(snapshot, "WATCH", mode == "watch")
+    rt = PythonRuntime(classes=[Ledger])
+    rng = random.Random(seed)
+    acct = lambda: f"A{rng.randrange(720):04d}"
+    ops = [
+        ("Ledger.balance", lambda: {"account": acct()}),
+        ("Ledger.deposit", lambda: {"account": acct(), "amount": rng.randint(1, 3)}),
+        ("Ledger.note", lambda: {"account": acct(), "value": rng.randint(1, 3)}),
+        ("Ledger.open_account", dict),
+        ("Ledger.close_account", lambda: {"account": acct()}),
+        ("Ledger.move_to_end" if moves else "Ledger.balance", lambda: {"account": acct()}),
+        ("Ledger.sort_history", lambda: {"account": acct()}),
+        ("Ledger.push_job", lambda: {"priority": rng.randrange(100)}),
+        ("Ledger.replace_job", lambda: {"priority": rng.randrange(100)}),
+        ("Ledger.rebuild_queue", dict),
+        ("Ledger.total", dict),
+    ]
+    # these end the watch of the accounts (for a while, or for good), so they come late, each followed by writes
+    # through the records they touched: two records of one chunk share a list, then two of different chunks, then
+    # a set is stored
+    late = [
+        ("Ledger.share_history", {"account": "A0005", "other": "A0006"}), ("Ledger.note", {"account": "A0006", "value": 7}),
+        ("Ledger.note", {"account": "A0005", "value": 6}),
+        ("Ledger.share_history", {"account": "A0003", "other": "A0400"}), ("Ledger.note", {"account": "A0400", "value": 9}),
+        ("Ledger.note", {"account": "A0003", "value": 8}), ("Ledger.tag", {"account": "A0500", "label": "x"}),
+        ("Ledger.deposit", {"account": "A0500", "amount": 2}),
+    ]
+    states, log, ids = [rt.fresh()], [], {}
+    for step in range(160):
+        state = rng.choice(states[-6:] + states[:2])
+        tool, make_args = rng.choice(ops)
+        args = make_args()
+        if rare and 100 <= step < 100 + len(late):
+            state, (tool, args) = states[-1], late[step - 100]
+        rec, new = rt.invoke(state, tool, args)
+        log.append((ids.setdefault(state.fingerprint, len(ids)), tool, rec.to_dict() | {"duration_ms": 0}, ids.setdefault(new.fingerprint, len(ids))))
+        if new != state:
+            states.append(new)
+    return log, [rt.view(s) for s in states[-5:]]
+
+
+@pytest.mark.parametrize("rare", [False, True])
+def test_watched_writes_give_the_states_whole_pickles_give(rare: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Differential check of the write watch: nested writes, inserts, deletions that shift chunks, moves, in-place
+    sorts, ``heapq`` writing a list from C, rebinding; then (``rare``) sharing across chunks and an unwatchable
+    set. Records, views and state identities equal those of whole pickles and of the copy-and-compare check."""
+    import json
+
+    dump = lambda x: json.dumps(x, sort_keys=True, default=str)
+    watched = _ledger_walk("watch", 5, rare, monkeypatch)
+    assert len({entry[3] for entry in watched[0]}) > 60  # the walk reaches many distinct states
+    assert dump(watched) == dump(_ledger_walk("compare", 5, rare, monkeypatch))
+    still = _ledger_walk("watch", 6, rare, monkeypatch, moves=False)
+    assert dump(still) == dump(_ledger_walk("whole", 6, rare, monkeypatch, moves=False))
+
+
+def test_watched_containers_act_as_plain_ones() -> None:
+    """A watched dict/list is a dict/list for its users and pickles, copies and serialises as a plain one."""
+    import copy
+    import json
+
+    from libra.runtime import watch
+
+    w = watch.watch({f"k{i}": {"n": [i]} for i in range(300)}, 128)
+    d = w.container
+    assert isinstance(d, dict) and d == {f"k{i}": {"n": [i]} for i in range(300)} and json.loads(json.dumps(d))["k3"] == {"n": [3]}
+    for made in (pickle.loads(pickle.dumps(d)), copy.deepcopy(d), copy.copy(d), dict(d)):
+        assert type(made) is dict and made == d
+    assert type(pickle.loads(pickle.dumps(d))["k1"]["n"]) is list
+    watch.drain()
+    assert not w.dirty and not w.top
+    _ = d["k5"]["n"][0], list(d.values()), d.get("k200")  # reads report nothing
+    watch.drain()
+    assert not w.dirty and not w.top
+    d["k200"]["n"].append(1)  # chunk 1
+    d["k7"].update(x=1)  # chunk 0
+    watch.drain()
+    assert w.dirty == {0, 1} and not w.top
+    d.pop("k0")
+    watch.drain()
+    assert w.top and w.written(d) == {0, 1, 2}  # the deletion shifted every chunk
+    with pytest.raises(watch.Unwatchable):
+        watch.watch({"a": {1, 2}}, 128)
 
 
 # -- BFCL behaves as before -------------------------------------------------------------------------------------

@@ -66,6 +66,15 @@ def make_blog_runtime(trusted: bool = False):
     return PythonRuntime(classes=[Blog], modules=[toy_hazards], trusted=trusted, name="toy")
 
 
+def make_hostile_runtime():
+    """Picklable factory of the hostile catalog (tests/fixtures/hostile_tools.py) for worker processes."""
+    from libra.runtime.python import PythonRuntime
+
+    from tests.fixtures import hostile_tools
+
+    return PythonRuntime(modules=[hostile_tools], name="hostile")
+
+
 class CounterRuntime:
     """A hand-written runtime whose state payload is a plain int (not split into parts)."""
 

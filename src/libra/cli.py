@@ -14,8 +14,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .errors import ConfigError, LibraError
-from .retrieval.documents import DEFAULT_DOCUMENT
+from . import cli_options as opts
+from .errors import LibraError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="Executable tool libraries and graph retrieval for LLM agents.")
 console = Console()
@@ -28,50 +28,45 @@ def _fmt(x: float | None) -> str:
 
 @app.command("eval")
 def eval_cmd(
-    benchmark: str = typer.Argument(..., help="benchmark name, e.g. bfcl"),
-    method: List[str] = typer.Option(["bm25", "dense"], "--method", "-m", help="retrieval method (repeatable)"),
-    k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's, 15 for BFCL)"),
-    embedder: str = typer.Option("minilm", "--embedder", help="minilm (default, offline), hash, st:<model>, openai:<model>[@url]"),
-    document: str = typer.Option(DEFAULT_DOCUMENT, "--document", help="what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
-    library: Optional[Path] = typer.Option(None, "--library", help="executable library for graph methods (built when omitted)"),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="write the results as JSON"),
-    runs: Optional[Path] = typer.Option(None, "--runs", help="write per-task rankings (TREC for .trec/.run, else JSONL)"),
-    workers: Optional[int] = typer.Option(None, "--workers", help="worker processes when a library must be built"),
-    ks: Optional[int] = typer.Option(None, "--ks", help="graph methods: seed size Ks (default 15)"),
-    kc: Optional[int] = typer.Option(None, "--kc", help="graph methods: candidate set size Kc (default 20)"),
-    selection: Optional[str] = typer.Option(None, "--selection", help="graph methods: provider selection both|field|dense|all"),
-    hops: Optional[int] = typer.Option(None, "--hops", help="graph methods: hop depth (default 1)"),
-    score_space: Optional[str] = typer.Option(None, "--score-space", help="graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
-    temperature: Optional[float] = typer.Option(None, "--temperature", help="graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
+    benchmark: str = opts.benchmark_arg("benchmark name, e.g. bfcl"),
+    method: List[str] = opts.methods_option(["bm25", "dense"]),
+    k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
+    embedder: str = opts.embedder_option(),
+    document: str = opts.document_option("what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
+    library: Optional[Path] = opts.library_option("executable library for graph methods (built when omitted)"),
+    json_path: Optional[Path] = opts.json_option("write the results as JSON"),
+    runs: Optional[Path] = opts.runs_option(),
+    workers: Optional[int] = opts.workers_option("worker processes when a library must be built (0 = in-process for trusted runtimes)"),
+    ks: Optional[int] = opts.ks_option(None, "graph methods: seed size Ks (default 15)"),
+    kc: Optional[int] = opts.kc_option(None, "graph methods: candidate set size Kc, the tools returned per task and scored at K (default max(K, 20))"),
+    selection: Optional[str] = opts.selection_option(None, "graph methods: provider selection both|field|dense|all"),
+    hops: Optional[int] = opts.hops_option(None, "graph methods: hop depth (default 1)"),
+    score_space: Optional[str] = opts.score_space_option(None, "graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
+    temperature: Optional[float] = opts.temperature_option("graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
 ) -> None:
     """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
     from .benchmarks.registry import get_benchmark
-    from .eval.methods import EvalOptions, get_method
+    from .eval.methods import EvalOptions
     from .eval.runner import results_json, run_method, write_json, write_runs
-    from .retrieval.documents import check_style
     from .retrieval.graph_methods import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
-    check_style(document)
     bench = get_benchmark(benchmark)
-    for m in method:
-        get_method(m)  # fail fast on an unknown method, before any work
     kk = bench.default_k if k is None else k
-    if kk < 1:
-        raise ConfigError(f"--k must be a positive integer, got {kk}")
     catalog = bench.catalog()
     tasks = bench.tasks()
     extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops), ("score_space", score_space), ("temperature", temperature)) if v is not None}
-    check_graph_options(selection, score_space, temperature)
-    opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
+    options = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra)
     results = []
     if library is None and any(m.strip().lower() in GRAPH_METHODS for m in method):
-        path = default_library_path(bench, catalog, options=build_options_for(opts))
+        path = default_library_path(bench, catalog, options=build_options_for(options))
         if not path.exists():  # build before the spinner starts, so the build's own progress shows alone
             console.print(f"building {bench.name}'s library once; later runs reuse {path}")
-            obtain_library(bench, catalog, opts)
+            obtain_library(bench, catalog, options)
+    if library is not None and any(m.strip().lower() in GRAPH_METHODS for m in method):
+        obtain_library(bench, catalog, options)  # a bad --library is refused before any method runs (the methods reuse it)
     for m in method:
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
-            results.append(run_method(m, bench, catalog, tasks, opts))
+            results.append(run_method(m, bench, catalog, tasks, options))
     table = Table(title=f"{bench.name}@{kk}: {len(tasks)} tasks, {len(catalog)} tools")
     for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG", "seconds"):
         table.add_column(col, justify="left" if col == "method" else "right")
@@ -94,18 +89,6 @@ def eval_cmd(
         write_json(json_path, results_json(bench, kk, len(tasks), results))
     if runs:
         write_runs(runs, tasks, results, kk)
-
-
-def check_graph_options(selection: str | None, score_space: str | None, temperature: float | None) -> None:
-    """One-line errors for the propagation options shared by ``eval`` and ``retrieve``."""
-    from .retrieval.graph import SCORE_SPACES, SELECTIONS
-
-    if selection is not None and selection not in SELECTIONS:
-        raise ConfigError(f"--selection must be one of {', '.join(SELECTIONS)}; got {selection!r}")
-    if score_space is not None and score_space not in SCORE_SPACES:
-        raise ConfigError(f"--score-space must be {' or '.join(SCORE_SPACES)}; got {score_space!r}")
-    if temperature is not None and not temperature > 0:
-        raise ConfigError(f"--temperature must be a positive number, got {temperature}")
 
 
 @app.command("benchmarks")
@@ -134,27 +117,39 @@ def _register_optional_commands() -> None:
                 raise
 
 
+#: Exit status of an interrupted command (128 + SIGINT, what shells report for a process Ctrl-C stopped).
+EXIT_INTERRUPTED = 130
+
+
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split())
+
+
 def main(argv: list[str] | None = None) -> None:
-    _register_optional_commands()
+    """Run the command line: status 0 on success, 2 on bad input (one ``error:`` line, before any work), 1 when a
+    result cannot be written after the work, 130 when interrupted (Ctrl-C); never a traceback for any of them."""
     try:
-        app(args=argv, standalone_mode=False)
+        _register_optional_commands()
+        code = app(args=argv, standalone_mode=False)
     except LibraError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        sys.exit(2)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
-    except typer.Exit as exc:
+        print(f"error: {_one_line(str(exc))}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except Exception as exc:
-        # Usage errors (unknown option or command, bad value) come from typer's bundled click: print its own
-        # message, never a traceback.
-        if hasattr(exc, "show") and hasattr(exc, "exit_code"):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if type(exc).__name__ == "Abort":
-            sys.exit(1)
-        raise
+    except KeyboardInterrupt:  # outside typer's own handling (while commands register)
+        code = EXIT_INTERRUPTED
+    except typer.Exit as exc:
+        code = exc.exit_code
+    except typer.Abort:
+        code = 1
+    except typer.TyperException as exc:
+        # Usage errors (unknown option or command, a value refused by its option's check) from typer's bundled
+        # click: its own message, as one line.
+        print(f"error: {_one_line(exc.format_message())}", file=sys.stderr)
+        sys.exit(getattr(exc, "exit_code", 2))
+    # Without standalone mode typer turns Ctrl-C into a returned 130 (and ``typer.Exit(n)`` into n): the command
+    # has already unwound (its ``finally`` blocks closed worker pools), so only the status is left to give.
+    if code == EXIT_INTERRUPTED:
+        print("interrupted", file=sys.stderr)
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

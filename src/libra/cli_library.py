@@ -9,11 +9,11 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
+from . import cli_options as opts
 from ._io import atomic_write_json
 from .cli import app, console
 from .errors import ConfigError
 from .induction.defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
-from .retrieval.documents import DEFAULT_DOCUMENT
 
 
 def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
@@ -21,8 +21,6 @@ def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optiona
         if base_url or model:
             raise ConfigError("--llm-base-url/--llm-model only apply with --proposer llm")
         return "offline"
-    if proposer != "llm":
-        raise ConfigError(f"unknown proposer {proposer!r}: use offline (default) or llm")
     if not base_url or not model:
         raise ConfigError("--proposer llm needs --llm-base-url URL and --llm-model NAME (an OpenAI-compatible endpoint)")
     from .contracts.llm import make_llm_proposer
@@ -37,19 +35,19 @@ def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optiona
     )
 
 
-_PROPOSER_OPT = typer.Option("offline", "--proposer", help="offline (default, no LLM) or llm")
-_URL_OPT = typer.Option(None, "--llm-base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-_MODEL_OPT = typer.Option(None, "--llm-model", help="model name served at --llm-base-url")
-_CACHE_OPT = typer.Option(None, "--llm-cache", help="directory caching LLM replies (a rebuild makes no calls)")
-_CONC_OPT = typer.Option(4, "--llm-concurrency", help="LLM requests in flight at once")
+_PROPOSER_OPT = opts.proposer_option()
+_URL_OPT = opts.llm_base_url_option()
+_MODEL_OPT = opts.llm_model_option()
+_CACHE_OPT = opts.llm_cache_option()
+_CONC_OPT = opts.llm_concurrency_option()
 
 
 @app.command("contracts")
 def contracts_cmd(
-    benchmark: str = typer.Argument(..., help="benchmark name"),
-    out: Optional[Path] = typer.Option(None, "--out", help="write the contracts (JSON)"),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="write the summary (JSON)"),
-    workers: Optional[int] = typer.Option(None, "--workers", help="isolated worker processes (0 = in-process for trusted runtimes)"),
+    benchmark: str = opts.benchmark_arg(),
+    out: Optional[Path] = opts.out_option(None, "write the contracts (JSON)"),
+    json_path: Optional[Path] = opts.json_option("write the summary (JSON)"),
+    workers: Optional[int] = opts.workers_option("isolated worker processes (0 = in-process for trusted runtimes)"),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
     llm_model: Optional[str] = _MODEL_OPT,
@@ -90,19 +88,19 @@ def contracts_cmd(
 
 @app.command("build")
 def build_cmd(
-    benchmark: str = typer.Argument(..., help="benchmark name"),
-    out: Path = typer.Option(..., "--out", help="library file to write (.json or .json.gz)"),
-    workers: Optional[int] = typer.Option(None, "--workers", help="isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
+    benchmark: str = opts.benchmark_arg(),
+    out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
+    workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
     llm_model: Optional[str] = _MODEL_OPT,
     llm_cache: Optional[Path] = _CACHE_OPT,
     llm_concurrency: int = _CONC_OPT,
-    embedder: str = typer.Option("minilm", "--embedder", help="field-name encoder h_f"),
-    tau: float = typer.Option(0.75, "--tau", help="field alignment threshold for compatibility relations"),
-    credit: str = typer.Option("origin", "--credit", help="who provides a value: origin (the call that introduced it) or export (every call that exports it, as in the paper)"),
-    max_calls: Optional[int] = typer.Option(None, "--max-calls", help=f"budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: {DEFAULT_MAX_CALLS:,})"),
-    max_depth: Optional[int] = typer.Option(None, "--max-depth", help=f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"),
+    embedder: str = opts.embedder_option("field-name encoder h_f: minilm (default), hash[-N], st:<model>, openai:<model>[@url]"),
+    tau: float = opts.tau_option(),
+    credit: str = opts.credit_option(),
+    max_calls: Optional[int] = opts.max_calls_option(f"budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: {DEFAULT_MAX_CALLS:,})"),
+    max_depth: Optional[int] = opts.max_depth_option(f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
@@ -113,18 +111,10 @@ def build_cmd(
 
     bench = get_benchmark(benchmark)
     prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
-    if not 0.0 <= tau <= 1.0:
-        raise ConfigError(f"--tau must be between 0 and 1, got {tau}")
-    if credit not in ("origin", "export"):
-        raise ConfigError(f"--credit must be 'origin' or 'export', got {credit!r}")
-    if max_calls is not None and max_calls < 1:
-        raise ConfigError(f"--max-calls must be a positive number of invocations, got {max_calls}")
-    if max_depth is not None and max_depth < 0:
-        raise ConfigError(f"--max-depth must be 0 or more state changes, got {max_depth}")
     budgets = {k: v for k, v in (("max_calls", max_calls), ("max_depth", max_depth)) if v is not None}
     config = BuildConfig(tau=tau, credit=credit, **budgets)
-    opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
-    lib = build_library(bench, out, opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
+    build_opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
+    lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     _print_health(lib.stats.get("health"))
     console.print(f"library written to {out}")
@@ -198,8 +188,8 @@ def _print_health(health: Any) -> None:
 
 @app.command("show")
 def show_cmd(
-    library: Path = typer.Argument(..., help="library file"),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="write {stats, edges} as JSON"),
+    library: Path = opts.library_arg(),
+    json_path: Optional[Path] = opts.json_option("write {stats, edges} as JSON"),
 ) -> None:
     """Print a library's statistics and relation counts."""
     from .library import Library
@@ -222,10 +212,28 @@ def _call_line(call: dict[str, Any]) -> str:
     return f"{call.get('tool')}({args}) -> {rec.get('status')} {out}"
 
 
+#: How many similar tool names an unknown name's error suggests.
+SUGGESTIONS = 5
+
+
+def similar_names(name: str, names: list[str], limit: int = SUGGESTIONS) -> list[str]:
+    """Names a mistyped ``name`` may have meant: close spellings first (difflib, so ``Shop.lgoin`` finds
+    ``Shop.login``), then names containing it (so ``login`` finds ``Shop.login``), case-insensitively."""
+    import difflib
+
+    lowered = {n.lower(): n for n in names}
+    close = [lowered[n] for n in difflib.get_close_matches(name.lower(), list(lowered), n=limit, cutoff=0.6)]
+    # A qualified name's last part alone (``tail`` for ``GorillaFileSystem.tail``) is compared too.
+    short = {n.rsplit(".", 1)[-1].lower(): n for n in names}
+    close += [short[n] for n in difflib.get_close_matches(name.lower(), list(short), n=limit, cutoff=0.75)]
+    close += [n for n in names if name.lower() in n.lower()]
+    return list(dict.fromkeys(close))[:limit]
+
+
 @app.command("explain")
 def explain_cmd(
-    library: Path = typer.Argument(..., help="library file"),
-    tool: str = typer.Argument(..., help="fully qualified tool name"),
+    library: Path = opts.library_arg(),
+    tool: str = opts.tool_arg(),
     evidence: bool = typer.Option(True, "--evidence/--no-evidence", help="print the calls behind each relation"),
 ) -> None:
     """A tool's providers and consumers, with the executions that support each relation."""
@@ -233,7 +241,7 @@ def explain_cmd(
 
     lib = Library.load(library)
     if tool not in lib.catalog:
-        close = [n for n in lib.catalog.names if tool.lower() in n.lower()][:5]
+        close = similar_names(tool, lib.catalog.names)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ConfigError(f"no tool named {tool!r} in this library{hint}")
     for title, rels, other in (("providers", lib.providers_of(tool), "provider"), ("consumers", lib.consumers_of(tool), "consumer")):
@@ -250,13 +258,13 @@ def explain_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    benchmark: str = typer.Argument(..., help="benchmark name"),
-    library: Optional[Path] = typer.Option(None, "--library", help="library file (built when omitted)"),
-    k: Optional[int] = typer.Option(None, "--k", help="cutoff K (default: the benchmark's)"),
-    embedder: str = typer.Option("minilm", "--embedder"),
-    document: str = typer.Option(DEFAULT_DOCUMENT, "--document", help="what dense retrieval embeds per tool: text or json"),
-    json_path: Optional[Path] = typer.Option(None, "--json", help="write the analyses as JSON"),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG comparing P/R/NDCG across methods"),
+    benchmark: str = opts.benchmark_arg(),
+    library: Optional[Path] = opts.library_option("library file (built when omitted)"),
+    k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's)"),
+    embedder: str = opts.embedder_option(),
+    document: str = opts.document_option(),
+    json_path: Optional[Path] = opts.json_option("write the analyses as JSON"),
+    plot: Optional[Path] = opts.plot_option(),
 ) -> None:
     """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3 cases.
 
@@ -271,15 +279,12 @@ def analyze_cmd(
     from .retrieval.graph import PropagationGraph, propagation_scores
     from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
 
-    from .retrieval.documents import check_style
-
-    check_style(document)
     bench = get_benchmark(benchmark)
     kk = bench.default_k if k is None else k
     catalog, tasks = bench.catalog(), bench.tasks()
-    opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
-    lib = obtain_library(bench, catalog, opts)
-    opts.library = None
+    eval_opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
+    lib = obtain_library(bench, catalog, eval_opts)
+    eval_opts.library = None
     dense = DenseRetriever(embedder, document=document).fit(catalog)
     similarity = dense.score([t.query for t in tasks])
     base, space = propagation_scores(dense, similarity)

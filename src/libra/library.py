@@ -3,8 +3,11 @@
 One versioned JSON file (gzip-compressed when the name ends in ``.gz``) holds the catalog, the contracts, the
 relations with their evidence (provider call, consumer call and control call with their invocation records), the
 schema-compatible candidate compositions (needed by the schema-only ablation; stored as columns and read lazily,
-since there can be millions) and the build statistics (the paper's Table 5 columns). Loading checks the format version and, when the caller supplies its catalog, that the library was
-built from that same catalog: a library silently applied to another catalog would propagate over wrong edges.
+since there can be millions) and the build statistics (the paper's Table 5 columns). The format is described by
+the JSON Schema ``library.schema.json`` shipped with the package. Loading checks the whole document against it
+before using any of it (:mod:`libra.library_check`: a hand-edited file is refused with the path of its first bad
+field, never a traceback) and, when the caller supplies its catalog, that the library was built from that same
+catalog: a library silently applied to another catalog would propagate over wrong edges.
 """
 
 from __future__ import annotations
@@ -12,17 +15,23 @@ from __future__ import annotations
 import gzip
 import json
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Literal, Sequence, overload
+from typing import Any, Literal, overload
 
 from ._io import atomic_write_bytes
 from .catalog import Catalog
-from .errors import LibraryFormatError
+from .errors import CatalogError, LibraryFormatError
+from .library_check import (
+    FORMAT,
+    FORMAT_VERSION,
+    READABLE_VERSIONS,
+    check_library,
+    check_library_file,
+)
 
-FORMAT = "libra-library"
-FORMAT_VERSION = 2  # 2: candidates stored as columns (version 1's row lists are still read)
-READABLE_VERSIONS = (1, 2)
+__all__ = ["FORMAT", "FORMAT_VERSION", "KINDS", "READABLE_VERSIONS", "Candidate", "CandidateColumns", "Library", "Relation", "RelationKind", "adjacency", "candidate_columns", "dedupe"]
 
 RelationKind = Literal["provenance", "compatibility", "state"]
 KINDS: tuple[str, ...] = ("provenance", "compatibility", "state")
@@ -65,7 +74,7 @@ class Relation:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Relation":
+    def from_dict(cls, d: dict[str, Any]) -> Relation:
         if d.get("kind") not in KINDS:
             raise LibraryFormatError(f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind {d.get('kind')!r}: rebuild the library")
         return cls(d["provider"], d["consumer"], d["kind"], d.get("provider_field"), d.get("consumer_input"), d.get("similarity"), d.get("evidence") or {})
@@ -194,39 +203,42 @@ class Library:
         atomic_write_bytes(path, data)
 
     @classmethod
-    def from_dict(cls, d: Any, catalog: Catalog | None = None, source: str = "library") -> "Library":
-        if not isinstance(d, dict) or d.get("format") != FORMAT:
-            raise LibraryFormatError(f"{source} is not a libra library file: build one with `libra build BENCHMARK --out PATH`")
-        version = d.get("format_version")
-        if version not in READABLE_VERSIONS:
-            raise LibraryFormatError(f"{source} has library format version {version}, this libra reads versions {', '.join(map(str, READABLE_VERSIONS))}: rebuild it with `libra build`")
-        stored = Catalog.from_dict(d["catalog"])
+    def from_dict(cls, d: Any, catalog: Catalog | None = None, source: str = "library") -> Library:
+        """The library stored in document ``d``, checked whole first (see :func:`libra.library_check.check_library`);
+        ``source`` names the document in error messages."""
+        check_library(d, source)
+        return cls._from_checked(d, catalog, source)
+
+    @classmethod
+    def _from_checked(cls, d: dict[str, Any], catalog: Catalog | None, source: str) -> Library:
+        """The library in a document that passed :func:`~libra.library_check.check_library`."""
+        try:
+            stored = Catalog.from_dict(d["catalog"])
+        except CatalogError as exc:  # what only the catalog can check: duplicate names, malformed parameter schemas
+            raise LibraryFormatError(f"{source}: catalog: {exc}") from None
         if catalog is not None and d.get("catalog_fingerprint") != catalog.fingerprint():
             raise LibraryFormatError(
                 f"{source} was built from another catalog ({stored.name!r}, {len(stored)} tools) than the one given "
                 f"({catalog.name!r}, {len(catalog)} tools): rebuild it for this catalog with `libra build`"
             )
         names = stored.names
-        raw = d.get("candidates", [])
+        raw = d["candidates"]
         cands: Sequence[Candidate]
         if isinstance(raw, dict):
-            try:
-                cands = CandidateColumns(names, raw)
-            except KeyError as exc:
-                raise LibraryFormatError(f"{source} lacks the candidate column {exc.args[0]!r}: rebuild it with `libra build`") from None
+            cands = CandidateColumns(names, raw)
         else:  # format version 1: one row per candidate
             cands = [Candidate(names[p], pf, names[c], ci, sim) for p, pf, c, ci, sim in raw]
         return cls(
             catalog=catalog or stored,
-            contracts=d.get("contracts", {}),
-            relations=[Relation.from_dict(r) for r in d.get("relations", [])],
+            contracts=d["contracts"],
+            relations=[Relation.from_dict(r) for r in d["relations"]],
             candidates=cands,
-            stats=d.get("stats", {}),
-            meta=d.get("meta", {}),
+            stats=d["stats"],
+            meta=d["meta"],
         )
 
     @classmethod
-    def load(cls, path: str | Path, catalog: Catalog | None = None) -> "Library":
+    def load(cls, path: str | Path, catalog: Catalog | None = None) -> Library:
         path = Path(path)
         try:
             raw = path.read_bytes()
@@ -234,13 +246,30 @@ class Library:
             raise LibraryFormatError(f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`") from None
         except OSError as exc:
             raise LibraryFormatError(f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions") from None
-        try:
-            if raw[:2] == b"\x1f\x8b":
-                raw = gzip.decompress(raw)
-            d = json.loads(raw.decode("utf-8"))
-        except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError):
-            raise LibraryFormatError(f"library file {str(path)!r} is corrupt or not JSON: rebuild it with `libra build`") from None
-        return cls.from_dict(d, catalog=catalog, source=f"library file {str(path)!r}")
+        d = _parse(raw, path)
+        check_library_file(raw, d, str(path))
+        return cls._from_checked(d, catalog, str(path))
+
+
+def _parse(raw: bytes, path: Path) -> Any:
+    """The JSON document in a library file's bytes (gzip-compressed or not), or one line saying why there is none."""
+    where = f"library file {str(path)!r}"
+    rebuild = "rebuild it with `libra build`"
+    try:
+        if raw[:2] == b"\x1f\x8b":
+            raw = gzip.decompress(raw)
+    except (OSError, EOFError):  # gzip.BadGzipFile is an OSError
+        raise LibraryFormatError(f"{where} is a corrupt or truncated gzip file: {rebuild}") from None
+    if not raw.strip():
+        raise LibraryFormatError(f"{where} is empty: {rebuild}")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise LibraryFormatError(f"{where} is not UTF-8 text, so not a library: {rebuild}") from None
+    except json.JSONDecodeError as exc:
+        raise LibraryFormatError(f"{where} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}): {rebuild}") from None
+    except (ValueError, RecursionError) as exc:  # integers beyond Python's digit limit, nesting beyond the parser's
+        raise LibraryFormatError(f"{where} cannot be parsed ({exc.__class__.__name__}: {' '.join(str(exc).split())[:120]}): {rebuild}") from None
 
 
 def dedupe(relations: Iterable[Relation]) -> list[Relation]:

@@ -302,6 +302,14 @@ def _format_example(description: str, fmt: str | None, name: str = "") -> str | 
     return None
 
 
+def stated_form(schema: dict[str, Any]) -> bool:
+    """Whether a string input declares a form (a JSON Schema ``format`` or ``pattern``) or its description states
+    one (``YYYY-MM-DD``, ``HH:MM``, a URL): a form the tool can check, unlike free text."""
+    if schema.get("format") or schema.get("pattern"):
+        return True
+    return _format_example(str(schema.get("description", "")), None) is not None
+
+
 # The first example anyone would give of a common kind of named thing: a stand-in for the general knowledge an
 # LLM proposer brings (it would never write "hello" for a city). Keyed by the kind's word in the parameter's name,
 # or in its description ("Name of the company").

@@ -32,7 +32,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .._io import atomic_write_json
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError, ConfigError, MissingDependencyError
 from . import appworld_env

@@ -133,6 +133,11 @@ class Export:
         return cls(str(d.get("name", "")), source, str(d.get("path", "")), copy.deepcopy(d.get("schema", {})), bool(d.get("propagate", True)))
 
 
+#: Flag prefix marking an input whose literal the tool's own validation refused and a revision repaired from the
+#: rejection message ("use one of mm, cm, m, km"): the input has a form the tool checks, so it is no free choice.
+CHECKED_LITERAL = "checked_literal:"
+
+
 @dataclass
 class Contract:
     """A tool's executable contract plus bookkeeping (revision count, proposer notes and flags)."""
@@ -150,6 +155,11 @@ class Contract:
 
     def export(self, name: str) -> Export | None:
         return next((e for e in self.exports if e.name == name), None)
+
+    def checked_literals(self) -> set[str]:
+        """The inputs whose literal the tool refused and a revision repaired from its message (flagged with
+        :data:`CHECKED_LITERAL`): inputs whose form the tool checks."""
+        return {f[len(CHECKED_LITERAL):] for f in self.flags if f.startswith(CHECKED_LITERAL)}
 
     def copy(self) -> "Contract":
         return Contract.from_dict(self.to_dict())

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from ..catalog import Tool
 from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
-from .model import MAX_REVISIONS, Argument, Contract, Export, Template
+from .model import CHECKED_LITERAL, MAX_REVISIONS, Argument, Contract, Export, Template
 from .outcome import (
     canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
     with_refusals,
@@ -807,6 +807,8 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
     for name, param, value, message in literal_repairs(new, tool, feedback):
         template = next(t for t in new.templates if t.name == name)
         template.arguments[param] = Argument.literal(value)
+        if CHECKED_LITERAL + param not in new.flags:
+            new.flags.append(CHECKED_LITERAL + param)
         changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
 
     successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]

@@ -12,11 +12,13 @@ strictly increasing, so the dense ranks read from it are the dense retriever's o
 
 from __future__ import annotations
 
+import io
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
+from .._io import atomic_write_bytes
 from ..benchmarks.base import Task
 from ..catalog import Catalog
 from ..retrieval.base import rank, ranks
@@ -157,5 +159,7 @@ def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> No
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
     plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())  # atomic, and a failure is one line naming the path

@@ -36,10 +36,24 @@ def retrieve(retriever: Any, catalog: Catalog, queries: Sequence[str], depth: in
     return [[names[i] for i in row] for row in rank(scores, depth)]
 
 
+#: How many tools a method returns per task unless it has its own candidate set size: the paper's default Kc.
+DEFAULT_DEPTH = 20
+
+
+def candidate_depth(retriever: Any, opts: EvalOptions) -> int:
+    """How many tools ``retriever`` returns per task: its candidate set size Kc (``--kc``) when it has one and
+    one was given, else max(K, :data:`DEFAULT_DEPTH`). The returned tools are what the agent would see, so metrics
+    at K count only those: a Kc below K caps what can be retrieved, a Kc above K changes nothing at K."""
+    kc = opts.extra.get("kc")
+    if kc is not None and hasattr(retriever, "kc"):
+        return int(kc)
+    return max(opts.k, DEFAULT_DEPTH)
+
+
 def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[Task], opts: EvalOptions) -> MethodResult:
     t0 = time.perf_counter()
     retriever = get_method(method)(bench, catalog, opts)
-    depth = max(opts.k, 20)
+    depth = candidate_depth(retriever, opts)
     rankings = retrieve(retriever, catalog, [t.query for t in tasks], depth)
     seconds = time.perf_counter() - t0
     scores = evaluate([r[: opts.k] for r in rankings], [t.gold for t in tasks], opts.k)

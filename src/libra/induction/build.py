@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .. import __version__
+from .._io import path_lock
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..contracts.check import Proposer, check_contracts, get_proposer
@@ -195,7 +196,18 @@ def build_library(
     options: BuildOptions | None = None,
     log: Callable[[str], None] = lambda msg: None,
 ) -> Library:
-    """Build (or resume building) the library of ``bench``; saves it to ``out`` when given."""
+    """Build (or resume building) the library of ``bench``; saves it to ``out`` when given.
+
+    Builds to the same ``out`` take turns (:func:`libra._io.path_lock`): two would otherwise share, and overwrite,
+    one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped early).
+    """
+    if out is None:
+        return _build(bench, None, options, log)
+    with path_lock(out, on_wait=lambda: log(f"waiting for another build writing {out}")):
+        return _build(bench, out, options, log)
+
+
+def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]) -> Library:
     opts = options or BuildOptions()
     catalog = bench.catalog()
     fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
@@ -265,6 +277,8 @@ def build_library(
             "engine": dict(engine.counters),
             "resumed": resumed,
             "workers": default_workers() if opts.workers is None else opts.workers,
+            # how tools were kept off the network (see libra.runtime.sandbox); in-process runtimes block nothing
+            "network_isolation": getattr(runtime, "network_isolation", "allowed"),
         }
         runnable = [t.name for t in catalog if t.executable]
         succeeded = {c.tool for c in engine.calls} | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}

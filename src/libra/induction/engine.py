@@ -44,7 +44,7 @@ import zlib
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import jsonschema
 
@@ -52,7 +52,7 @@ from .._io import atomic_open
 from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
 from ..contracts.offline import literal_for, schema_type, sentinel_for
-from ..schema import words
+from ..schema import stated_form, words
 from ..contracts.outcome import classify, extract, rejection_message
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
@@ -60,7 +60,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 19  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 20  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -111,6 +111,7 @@ class PoolValue:
     call: int  # id of the provider call in the call log
     restated: bool = False  # a state-changing call re-stated a value already known on its path
     for_group: str = ""  # the tool group its list element names (a password listed for one app's account)
+    record: str = ""  # the record it was read from (see :func:`record_of`): its fields are its siblings
 
 
 @dataclass
@@ -140,7 +141,7 @@ class Item:
     template: int
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
     state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
-    number_offer: bool = False  # a value offered to a number the template fills with a literal (see ``_offers``)
+    number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
 
 
 @dataclass
@@ -160,7 +161,7 @@ class ValueTest:
     use: CallInfo
     vid: int
     control_args: dict[str, Any]
-    free_number: bool = False  # the input is a number the template fills with a literal (the caller's free choice)
+    free_number: bool = False  # a literal input the tool is not known to check (the caller's free choice)
 
 
 @dataclass
@@ -248,6 +249,21 @@ def _arg_name(path: str) -> str:
     return p.split(".", 1)[0].split("[", 1)[0]
 
 
+_LAST_INDEX = re.compile(r"^(.*\[\d+\])")
+
+
+def record_of(source: str, path: str) -> str:
+    """The record a value was read from: the innermost list element holding it, else the whole reply (or the
+    whole argument set, or diff), qualified by where it was read (``response:$[1]`` for ``$[1]['zip_code']``).
+
+    Why: the fields of one record belong together -- a customer's id and zip code, a place's latitude and
+    longitude. A consumer that takes several of them checks them against each other, so mixing fields of
+    different records (one customer's id with another's zip code) fails whatever the values are worth.
+    """
+    m = _LAST_INDEX.match(path)
+    return f"{source}:{m.group(1) if m else '$'}"
+
+
 def _scalars(data: Any) -> list[Any]:
     if isinstance(data, dict):
         return [x for v in data.values() for x in _scalars(v)]
@@ -315,6 +331,28 @@ def _written(value: Any, state_changes: Any) -> bool:
     return False
 
 
+def _filled(value: Any, state_changes: Any) -> bool:
+    """Whether ``value`` names a record whose content the call wrote where there was none: it is in the path of a
+    changed entry whose value before the call was empty (``root.contents["new.txt"].content``: ``""`` -> text).
+
+    Why: a record is often created in two steps, first empty (a file touched, an account opened, a draft begun)
+    and then filled. The call that gives the blank record its first content is, for a reader of that content,
+    where the record comes from, as much as the call that added it; an update of content that was already there
+    (an address overwritten: ``customers.C100000.address1``) only re-states whose record it changed (see
+    :func:`_written`).
+    """
+    if not isinstance(state_changes, dict):
+        return False
+    for part in state_changes.values():
+        changed = part.get("changed") if isinstance(part, dict) else None
+        if not isinstance(changed, dict):
+            continue
+        for path, d in changed.items():
+            if isinstance(d, dict) and "before" in d and d["before"] in (None, "", [], {}) and _occurs(value, {path: None}):
+                return True
+    return False
+
+
 def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
     """Whether a string on offer to one input is also what the call passes in another input it filled itself.
 
@@ -371,6 +409,7 @@ class Engine:
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
+        self._checked_cache: dict[tuple[str, str], bool] = {}
         self._shown_cache: dict[int, frozenset[str]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
@@ -492,6 +531,7 @@ class Engine:
         lineage: list[Node] | None = None
         args: dict[str, Any] = {}
         used: dict[str, int] = {}
+        siblings = self._records(fixed.values())
         for param, arg in tmpl.arguments.items():
             if param in fixed and arg.kind in ("observation", "literal"):
                 # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
@@ -503,19 +543,23 @@ class Engine:
                 continue
             if arg.kind == "literal":
                 args[param] = arg.value
-                if self._known_fits(item.tool, param):
+                sibling = self._sibling_value(item.tool, tool, param, siblings, used.values()) if self.offered_literal(item.tool, param) else None
+                if sibling is not None:
+                    # a field of the offered value's own record (the longitude beside an offered latitude)
+                    args[param], used[param] = sibling[1], sibling[0].id
+                elif self._known_fits(item.tool, param):
                     # A literal input that a sandbox fact fits by name or description ("phone_number: The phone
                     # number to search for." beside the sandbox's own phone number) takes the best known value
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call)
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, used.values())
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call)
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, used.values())
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -545,6 +589,33 @@ class Engine:
             free = schema_type(schema) in (None, "string") and "enum" not in schema and "const" not in schema
             hit = self._literal_fit_cache[key] = bool(self.fixtures) and free and not new and any(k[0] == FIXTURE for _s, k in self._ranked_keys(consumer, param))
         return hit
+
+    def checked_form(self, consumer: str, param: str) -> bool:
+        """Whether the tool checks the form of a literal input: it refused the proposer's first literal and a
+        revision repaired it from the message (:meth:`Contract.checked_literals`: "use one of mm, cm, m, km", "on
+        or after 1980"), or the input declares or its description states a form (:func:`stated_form`: an ISO
+        date). Cached.
+
+        Why: such an input is no free choice. A value another tool returns that the tool accepts there is of the
+        checked kind (a unit, a timestamp after 1980, a date), so it is a candidate like an id is: it is offered
+        (text too, see :meth:`_offers`) and, when the template's own literal works as well, the test concludes
+        compatibility. A literal the tool never refused may take any number or any text, and both succeeding
+        then shows only that.
+        """
+        key = (consumer, param)
+        hit = self._checked_cache.get(key)
+        if hit is None:
+            schema = self.catalog[consumer].param_schema(param)
+            closed = "enum" in schema or "const" in schema
+            text = schema_type(schema) in (None, "string") and stated_form(schema)
+            hit = not closed and (param in self.contracts[consumer].checked_literals() or text)
+            self._checked_cache[key] = hit
+        return hit
+
+    def offered_literal(self, consumer: str, param: str) -> bool:
+        """Whether a literal input receives offers: a number without a closed set (:func:`_offerable_literal`), or
+        an input whose form the tool checks (:meth:`checked_form`)."""
+        return _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
 
     def _same_group_key(self, key: tuple[str, str], tool: Tool) -> bool:
         """A value from the consumer's own group (or the sandbox) is the likelier fit among equally named ones:
@@ -584,9 +655,46 @@ class Engine:
             self._key_cache[cache_key] = keys
         return keys
 
-    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None) -> tuple[Any, ...] | None:
-        """The pool value an incidental fill takes: the calling provider's own value first, then the best-named
-        producer, then the deepest state, then the oldest value."""
+    def _records(self, vids: Iterable[int]) -> frozenset[tuple[int, str]]:
+        """The (call, record) pairs the given pool values were read from (fixtures have none)."""
+        return frozenset((pv.call, pv.record) for pv in (self.values[v] for v in vids) if pv.call >= 0 and pv.record)
+
+    def _sibling_value(self, consumer: str, tool: Tool, param: str, siblings: frozenset[tuple[int, str]], taken: Iterable[int] = ()) -> tuple[PoolValue, Any] | None:
+        """A value for ``param`` read from the same record as a value on offer, best-named first, or None.
+
+        Why: a consumer that takes several fields of one record (a customer's id and zip code to verify them, a
+        latitude and longitude) checks them against each other. Filled independently, the other field takes the
+        best-named value of *any* record -- the first customer's zip code beside the offered customer's id -- and
+        every offer but the first record's fails for the mismatch, so only that record is ever seen succeeding
+        (and if its orders cannot be cancelled, nothing cancellable is ever listed). The offered value's own
+        record is what a caller would take its other fields from. Only inputs the name rule already admits for
+        the value (:meth:`_ranked_keys`) take a sibling, and a field fills one input only (``taken``: the values
+        the binding already uses), or the call would get one value in two roles (see :func:`_offer_coincides`).
+        Which relations a test can conclude is unchanged.
+        """
+        if not siblings:
+            return None
+        taken = set(taken)
+        allowed = {k: sim for sim, k in self._ranked_keys(consumer, param)}
+        best: tuple[tuple[float, int], PoolValue, Any] | None = None
+        for call in sorted({c for c, _r in siblings}):
+            for vid in self.call_values.get(call, ()):
+                pv = self.values[vid]
+                sim = allowed.get((pv.tool, pv.export))
+                if sim is None or pv.id in taken or (pv.call, pv.record) not in siblings or not self._meant_for(pv, consumer):
+                    continue
+                val = self._fits(tool, param, pv.value)
+                if val is not None and (best is None or (sim, -pv.id) > best[0]):
+                    best = ((sim, -pv.id), pv, val)
+        return None if best is None else (best[1], best[2])
+
+    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = ()) -> tuple[Any, ...] | None:
+        """The pool value an incidental fill takes: a field of the offered value's own record first (see
+        :meth:`_sibling_value`), then the calling provider's own value, then the best-named producer, then the
+        deepest state, then the oldest value."""
+        sibling = self._sibling_value(consumer, tool, param, siblings, taken)
+        if sibling is not None:
+            return ((True, 2.0), sibling[0], sibling[1])
         keys = self._ranked_keys(consumer, param)
         allowed = {k: sim for sim, k in keys}
         best: tuple[Any, ...] | None = None
@@ -885,7 +993,7 @@ class Engine:
             control_args = {k: v for k, v in args.items() if k != param}
             if not omit:
                 control_args[param] = lit
-            free_number = template_literal is not _NO_LITERAL and _is_number(args[param])
+            free_number = template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
             wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_number))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
@@ -936,11 +1044,11 @@ class Engine:
             vjson = json.dumps(ex.value, sort_keys=True)
             if origin and not changed and vjson in given:
                 continue
-            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not _occurs(ex.value, rec.get("state_changes")):
-                continue  # a value it was given and did not write into the state: still the original's
+            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes"))):
+                continue  # a value it was given and neither wrote nor filled a blank record of: still the original's
             if origin and changed and ex.source != "arguments" and vjson in given and not _written(ex.value, rec.get("state_changes")):
                 continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
-            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group)
+            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path))
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
@@ -989,10 +1097,11 @@ class Engine:
         """Work items offering each new value to the inputs it is a candidate for (Algorithm 1, line 25).
 
         An input receives offers where the consumer's template observes it, and where the template fills a number
-        with a literal: a timestamp or a coordinate one tool returns and another takes is a candidate like an id
-        is, and a literal number is no less replaceable than an observation (its control is the template's own
-        literal). Other literals (flags, closed sets, free text) are the caller's choice and are not offered.
-        Number offers queue behind the others, on their own budget (``BuildConfig.number_offers_per_tool``), are
+        or an input of a checked form with a literal (:meth:`offered_literal`): a timestamp, a coordinate or a unit
+        one tool returns and another takes is a candidate like an id is, and such a literal is no less
+        replaceable than an observation (its control is the template's own literal). Other literals (flags,
+        closed sets, free text) are the caller's choice and are not offered. These literal offers queue behind
+        the others, on their own budget (``BuildConfig.number_offers_per_tool``), are
         never state tests and explore no state (see :meth:`_on_success`); a value equal to the template's literal
         is no offer (the call would be the template's own).
         """
@@ -1015,7 +1124,7 @@ class Engine:
                         continue
                 else:
                     self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
-                numeric = _offerable_literal(self.catalog[consumer].param_schema(param))
+                numeric = self.offered_literal(consumer, param)
                 for ti, tmpl in enumerate(self.contracts[consumer].templates):
                     arg = tmpl.arguments.get(param)
                     if tmpl.expected != "success" or arg is None:
@@ -1148,9 +1257,10 @@ class Engine:
         if verdict.kept:
             self._add_relation(Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence))
             return
-        # A number the template fills with a literal is the caller's free choice: the test can show that the
-        # tool needs the provider's number (the literal fails, the provider's works), but both succeeding shows
-        # only that any number will do, and name alignment alone (fuelLevel ~ fuelAmount) is no dependency.
+        # A number the template fills with a literal is the caller's free choice unless the tool checks its form
+        # (:meth:`checked_form`): the test can show that the tool needs the provider's number (the literal fails,
+        # the provider's works), but both succeeding shows only that any number will do, and name alignment alone
+        # (fuelLevel ~ fuelAmount) is no dependency.
         if control.outcome == "success" and not t.free_number:
             verdict = judge_compatibility(use, control, sim, self.config.tau)
             if verdict.kept:

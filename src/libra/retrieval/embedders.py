@@ -186,21 +186,49 @@ def _sha256_file(path: Path) -> str:
     return h.hexdigest()
 
 
-@lru_cache(maxsize=8)
-def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
-    """Build an embedder from its name (see the module docstring); instances are shared per process."""
+#: The largest feature-hashing table ``hash-N`` takes: more buckets only cost memory (N floats per text).
+MAX_HASH_DIM = 65536
+_EMBEDDER_HELP = "use minilm (default), hash, hash-N, st:<model> or openai:<model>[@<base_url>]"
+
+
+def parse_embedder(name: str) -> tuple[str, str | int | tuple[str, str | None]]:
+    """An embedder name as (kind, argument), checked without loading anything, so a typo fails before any work:
+    ``("minilm", "")``, ``("hash", dim)``, ``("st", model)`` or ``("openai", (model, base_url or None))``."""
     name = name.strip()
     if name in ("minilm", "default", "all-MiniLM-L6-v2"):
-        return MiniLMEmbedder()
+        return "minilm", ""
     if name == "hash" or name.startswith("hash-"):
-        return HashEmbedder(int(name.split("-", 1)[1]) if "-" in name else 256)
+        text = name.partition("-")[2] if "-" in name else "256"
+        if not text.isdigit() or not 1 <= int(text) <= MAX_HASH_DIM:
+            raise ConfigError(f"embedder {name!r}: hash-N needs a whole number of dimensions N from 1 to {MAX_HASH_DIM}")
+        return "hash", int(text)
     if name.startswith("st:"):
-        return SentenceTransformerEmbedder(name[3:])
+        if not name[3:].strip():
+            raise ConfigError("embedder 'st:' names no model: use st:<model>, e.g. st:Qwen/Qwen3-Embedding-0.6B")
+        return "st", name[3:]
     if name.startswith("openai:"):
-        spec = name[len("openai:") :]
-        model, _, url = spec.partition("@")
-        return OpenAIEmbedder(model, url or None)
-    raise ConfigError(f"unknown embedder {name!r}: use minilm (default), hash, st:<model> or openai:<model>[@<base_url>]")
+        model, _, url = name[len("openai:") :].partition("@")
+        if not model.strip():
+            raise ConfigError(f"embedder {name!r} names no model: use openai:<model>[@<base_url>]")
+        if url and not url.startswith(("http://", "https://")):
+            raise ConfigError(f"embedder {name!r}: the base URL must start with http:// or https://")
+        return "openai", (model, url or None)
+    raise ConfigError(f"unknown embedder {name!r}: {_EMBEDDER_HELP}")
+
+
+@lru_cache(maxsize=8)
+def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
+    """Build an embedder from its name (see the module docstring and :func:`parse_embedder`); instances are
+    shared per process."""
+    kind, arg = parse_embedder(name)
+    if kind == "minilm":
+        return MiniLMEmbedder()
+    if kind == "hash":
+        return HashEmbedder(int(arg))  # type: ignore[arg-type]
+    if kind == "st":
+        return SentenceTransformerEmbedder(str(arg))
+    model, url = arg  # type: ignore[misc]
+    return OpenAIEmbedder(model, url)
 
 
 def cache_dir() -> Path:

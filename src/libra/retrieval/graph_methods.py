@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .._io import path_lock
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..library import Library
@@ -37,6 +38,29 @@ class LibraryRequest(Protocol):
     embedder: str
 
 
+_last_loaded: tuple[tuple[Any, ...], Catalog, Library] | None = None
+
+
+def load_library(path: Path, catalog: Catalog) -> Library:
+    """``Library.load(path, catalog=catalog)``, remembering the last library loaded.
+
+    One evaluation asks for the same file several times (``eval`` checks ``--library`` before any method runs,
+    then each graph method reads it; ``analyze`` reads it for every table), and a large library costs seconds to
+    read and check. The file is read again when it changed on disk (path, size, modification time and inode).
+    """
+    global _last_loaded
+    try:
+        st = path.stat()
+    except OSError:
+        return Library.load(path, catalog=catalog)  # says why it cannot be read
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    if _last_loaded is not None and _last_loaded[0] == key and _last_loaded[1] is catalog:
+        return _last_loaded[2]
+    library = Library.load(path, catalog=catalog)
+    _last_loaded = (key, catalog, library)
+    return library
+
+
 def _proposer_name(proposer: Any) -> str:
     return proposer if isinstance(proposer, str) else str(getattr(proposer, "name", "custom"))
 
@@ -56,13 +80,18 @@ def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "of
 
 def cached_library(bench: Benchmark, catalog: Catalog, options: BuildOptions) -> Library:
     """The library of ``bench`` built with ``options``: loaded from the cache when that exact build is there,
-    else built now and cached."""
+    else built now and cached (once, however many processes ask for it at the same time)."""
     from ..induction.build import build_library
 
     path = default_library_path(bench, catalog, options=options)
     if path.exists():
-        return Library.load(path, catalog=catalog)
-    return build_library(bench, path, options)
+        return load_library(path, catalog)
+    # Another process may be building this very library: wait for it and reuse its result rather than build
+    # it a second time beside it.
+    with path_lock(path):
+        if path.exists():
+            return load_library(path, catalog)
+        return build_library(bench, path, options)
 
 
 def build_options_for(opts: LibraryRequest) -> BuildOptions:
@@ -75,7 +104,7 @@ def build_options_for(opts: LibraryRequest) -> BuildOptions:
 def obtain_library(bench: Benchmark, catalog: Catalog, opts: LibraryRequest) -> Library:
     """The library given by ``--library``, else the cached build for these options (built now if missing)."""
     if opts.library:
-        return Library.load(opts.library, catalog=catalog)
+        return load_library(Path(opts.library), catalog)
     return cached_library(bench, catalog, build_options_for(opts))
 
 

@@ -1,4 +1,5 @@
-"""Executable back ends: the Runtime protocol, the generic Python-object runtime and isolated worker pools."""
+"""Executable back ends: the Runtime protocol, the generic Python-object runtime, and the executor that runs tools
+in sandboxed workers over a transport (isolated processes, another Python environment, or in-process)."""
 
 from .base import (
     INVOCATION_RECORD_SCHEMA,
@@ -11,19 +12,25 @@ from .base import (
     UnknownToolError,
     to_jsonable,
 )
-from .isolation import IsolatedRuntime, WorkerPool
+from .executor import Channel, Executor, InProcessTransport, Transport
+from .isolation import IsolatedRuntime, ProcessTransport, WorkerPool
 from .python import PythonRuntime
 
 __all__ = [
     "INVOCATION_RECORD_SCHEMA",
     "STATUSES",
+    "Channel",
+    "Executor",
+    "InProcessTransport",
     "InvocationRecord",
     "IsolatedRuntime",
+    "ProcessTransport",
     "PythonRuntime",
     "Runtime",
     "State",
     "StatePart",
     "ToolRuntimeError",
+    "Transport",
     "UnknownToolError",
     "WorkerPool",
     "to_jsonable",

@@ -19,16 +19,13 @@ An unchanged state gives ``{}``.
 
 from __future__ import annotations
 
-import datetime as _dt
-import decimal
 import hashlib
-import math
-import numbers
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..catalog import Catalog
 from ..errors import LibraError
+from .guard import UnserializableOutput, to_jsonable  # noqa: F401 - the normaliser of outputs lives with the record cap
 
 Status = Literal["success", "rejected", "error"]
 STATUSES: tuple[str, ...] = ("success", "rejected", "error")
@@ -66,51 +63,22 @@ def json_type(value: Any) -> str:
     return "null"
 
 
-def to_jsonable(value: Any, _depth: int = 0) -> Any:
-    """Best-effort conversion of a tool's return value into JSON data (records must be serializable)."""
-    if _depth > 50:
-        return repr(value)
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else repr(value)
-    if isinstance(value, (decimal.Decimal, numbers.Real)) and not isinstance(value, (bool, int)):
-        # Decimal / mpmath results: JSON numbers, like the float they stand for.
-        try:
-            return to_jsonable(float(value), _depth + 1)
-        except (TypeError, ValueError, OverflowError):
-            return str(value)
-    if isinstance(value, (_dt.datetime, _dt.date, _dt.time)):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): to_jsonable(v, _depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple, set, frozenset)):
-        items = list(value)
-        if isinstance(value, (set, frozenset)):
-            try:
-                items = sorted(items)
-            except TypeError:
-                items = sorted(items, key=repr)
-        return [to_jsonable(v, _depth + 1) for v in items]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        try:
-            return to_jsonable(value.item(), _depth + 1)
-        except Exception:  # noqa: BLE001 - fall through to repr
-            pass
-    if hasattr(value, "__dict__"):
-        return {k: to_jsonable(v, _depth + 1) for k, v in vars(value).items() if not k.startswith("_")}
-    return repr(value)
-
-
 @dataclass
 class InvocationRecord:
-    """What one call did, in the normalized form outcome schemas are written against (paper rules 34-38)."""
+    """What one call did, in the normalized form outcome schemas are written against (paper rules 34-38).
+
+    ``diagnostics`` is what the worker's guard saw the call do beside its response (:mod:`libra.runtime.guard`):
+    ``stdout``/``stderr`` (printed text, cut) and ``restored`` (process-wide changes it undid); empty for a clean,
+    silent call. It is not part of :meth:`to_dict`, the form contracts see, because it describes the sandbox, not
+    the tool's response.
+    """
 
     status: Status
     output: Any = None
     state_changes: Any = field(default_factory=dict)
     error: str | None = None
     duration_ms: float = 0.0
+    diagnostics: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def ok(self) -> bool:

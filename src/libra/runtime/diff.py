@@ -169,7 +169,7 @@ def _slot_state(value: Any) -> Any:
 def content_hash(view: Any) -> str:
     """Canonical hash of a view (key order does not matter)."""
     data = json.dumps(view, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()  # a state may hold a lone surrogate
 
 
 def _is_ref(v: Any) -> bool:

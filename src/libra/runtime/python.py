@@ -13,9 +13,11 @@ Why this shape:
 - States are values made of content-addressed :class:`~libra.runtime.base.StatePart` s (pickled bytes, so the
   given state is never mutated). A small instance is one part; a big one (pickle over 64 KiB) and a module's
   globals are split per attribute, big dicts/lists in chunks (see :mod:`libra.runtime.snapshot`), so a call
-  costs in proportion to what it touched: one live object per owner is patched to the state asked for, the
-  sub-parts whose pickled bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships
-  only parts a worker does not hold. While a runtime is in use it owns its modules' globals: restoring a state
+  costs in proportion to what it touched: one live object per owner is patched to the state asked for, big
+  dict/list attributes are write-watched so a call that only reads them is settled without comparing them
+  (:mod:`libra.runtime.watch`; ``type(x) is dict`` is false for their containers), the sub-parts whose pickled
+  bytes changed are the only ones viewed, hashed and diffed, and the worker pool ships only parts a worker does
+  not hold. While a runtime is in use it owns its modules' globals: restoring a state
   rebinds them, so another module's ``from tools import CATALOG`` keeps the object it imported.
 - **Entropy is fixed per call** (:mod:`libra.runtime.entropy`): the clock reads a fixed instant (``clock``,
   default 2025-01-01 12:00 UTC), and ``os.urandom`` (so ``uuid4``, ``secrets``, ``SystemRandom``), the
@@ -51,7 +53,7 @@ from typing import Any, Callable, ContextManager, Iterable, Mapping, Sequence
 
 from ..catalog import Catalog, Tool
 from ..errors import CatalogError
-from .base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError, parts_fingerprint, to_jsonable
+from .base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError, UnserializableOutput, parts_fingerprint, to_jsonable
 from .diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from .entropy import FIXED_NOW, fixed_entropy
 from .introspect import tool_document
@@ -145,7 +147,8 @@ def error_text(exc: BaseException) -> str:
 
 def _call_seed(key: str, tool: str, args: Mapping[str, Any]) -> int:
     blob = json.dumps(args, sort_keys=True, default=repr, ensure_ascii=False)
-    return int.from_bytes(hashlib.blake2b(f"{key}\0{tool}\0{blob}".encode(), digest_size=8).digest(), "big")
+    # surrogatepass: arguments may hold lone surrogates (from a caller, or an older library), which must seed, not crash
+    return int.from_bytes(hashlib.blake2b(f"{key}\0{tool}\0{blob}".encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
 
 
 def _rngs(obj: Any) -> list[random.Random]:
@@ -297,6 +300,14 @@ class PythonRuntime:
     def _add_owner(self, oname: str, kind: str, target: Any, *, new_empty: Callable[[], Any], attrs: Callable[[Any], dict[str, Any]], always_split: bool = False, skip: bool = False, whole: bool = False) -> None:
         snap = Snapshotter(oname, attrs, new_empty, self.ignore_attrs, self._remember, self._views.get, skip_unpicklable=skip, whole_only=whole, always_split=always_split)
         self._owners[oname] = _Owner(oname, kind, target, snap)
+
+    @property
+    def state_modules(self) -> tuple[str, ...]:
+        """Names of the modules whose globals hold this runtime's state: the tool modules, and those defining the
+        state holders' functions (a holder may keep its value there). A worker's guard leaves them alone."""
+        names = [o.target.__name__ for o in self._owners.values() if o.kind == "module"]
+        names += [getattr(f, "__module__", None) or "" for h in self._holders for f in h.target]
+        return tuple(dict.fromkeys(n for n in names if n))
 
     # -- construction helpers ---------------------------------------------------------------------------
     @classmethod
@@ -537,7 +548,9 @@ class PythonRuntime:
         ms = (time.perf_counter() - t0) * 1000.0
         try:
             output = to_jsonable(out)
-        except Exception as exc:  # noqa: BLE001
+        except UnserializableOutput as exc:  # cyclic, an int too long to print, or over the record cap: it says which
+            return InvocationRecord("error", None, {}, str(exc), ms), None
+        except Exception as exc:  # noqa: BLE001 - e.g. a property that raises while the output is read
             return InvocationRecord("error", None, {}, f"output is not serializable ({error_text(exc)})", ms), None
         status, error = status_of(output, self.rejection)
         return InvocationRecord(status, output, {}, error, ms), out

@@ -21,7 +21,7 @@ Wire format (both directions): frames of an 8-byte big-endian length followed by
 lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
 misbehaving tool cannot make the caller run code. Requests::
 
-    ("init", options, memory_mb, allow_network, cache_size) -> ("ready", info) | ("failed", text)
+    ("init", options, memory_mb, allow_network, cache_size[, max_record_bytes]) -> ("ready", info) | ("failed", text)
     ("catalog", id)                                         -> ("catalog", id, [tool dict...])
     ("fresh", id) / ("load", id, config)                    -> ("state", id, items)
     ("call", id, items, tool, args)                         -> ("done", id, record, items) | ("miss", id, [keys])
@@ -29,9 +29,15 @@ misbehaving tool cannot make the caller run code. Requests::
 
 ``items`` are ``(name, key, data-or-None)``: ``None`` means "the receiver already holds this key". The server
 keeps a bounded LRU of parts; the client mirrors it and sends only keys for those, and the server answers "miss"
-when it evicted one. Isolation is set up here, in the child: outbound network blocked (socket calls raise
-``PermissionError``) and the address space capped with ``RLIMIT_AS`` at its size after start-up + memory_mb.
-Anything the backend prints goes to stderr, because stdout carries the protocol.
+when it evicted one. Isolation is set up here, in the child, by ``sandbox.py`` (next to this file, loaded by
+path): its own network namespace and the ``socket`` patch unless network is allowed, its own session with every
+process a call starts killed when the call ends, and the address space capped with ``RLIMIT_AS`` at its size
+after start-up + memory_mb. The ready message says which network isolation the OS granted.
+Each call runs under :mod:`libra.runtime.guard` (loaded by path; standard-library only too): its record is made
+JSON data of at most ``max_record_bytes`` (default 1 MiB; larger becomes an ``error`` record and keeps the state),
+what it changes in ``os.environ``, ``sys.path``, the working directory and other modules' attributes is undone,
+and what it prints through ``sys.stdout``/``sys.stderr`` comes back in the record's ``diagnostics``. Anything
+else the backend prints goes to stderr, because stdout carries the protocol.
 """
 
 from __future__ import annotations
@@ -44,11 +50,9 @@ import pickle
 import struct
 import sys
 import traceback
-from collections import OrderedDict
 from typing import Any, BinaryIO
 
 PROTOCOL = 4  # readable by every Python 3.8+ on the other side
-NETWORK_DISABLED = "network disabled during library construction"
 _HEADER = struct.Struct(">Q")
 
 
@@ -92,36 +96,30 @@ def read_frame(stream: BinaryIO) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# isolation (same policy as libra.runtime.isolation, re-implemented because this file cannot import libra)
+# isolation and the part store: libra.runtime.sandbox and .lru, loaded by path (standard library only)
 # ---------------------------------------------------------------------------------------------------------------
-def _deny_network(*_args: Any, **_kwargs: Any) -> Any:
-    raise PermissionError(NETWORK_DISABLED)
+def load_path(path: str, name: str) -> Any:
+    """The module of the Python file ``path``, imported as ``name``."""
+    mod_spec = importlib.util.spec_from_file_location(name, path)
+    if mod_spec is None or mod_spec.loader is None:
+        raise ImportError(f"cannot load a module from {path!r}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[name] = module
+    mod_spec.loader.exec_module(module)
+    return module
 
 
-def block_network() -> None:
-    import socket
-
-    for name in ("connect", "connect_ex", "sendto", "sendmsg"):
-        setattr(socket.socket, name, _deny_network)
-    socket.create_connection = _deny_network  # type: ignore[assignment]
-    socket.getaddrinfo = _deny_network  # type: ignore[assignment]
+def _load_sibling(name: str) -> Any:
+    """A standard-library-only module of libra.runtime, loaded by path from next to this file."""
+    return load_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py"), "_libra_remote_" + name)
 
 
-def limit_memory(memory_mb: float | None) -> None:
-    if not memory_mb:
-        return
-    import resource
-
-    try:
-        with open("/proc/self/statm", encoding="ascii") as fh:
-            current = int(fh.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError):
-        current = 0
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = current + int(memory_mb * 2**20)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+SANDBOX = _load_sibling("sandbox")
+GUARD: Any = _load_sibling("guard")  # per-call purity and bounded records
+_Store = _load_sibling("lru").PartStore  # the LRU of parts, the client's mirror applies the same policy
+NETWORK_DISABLED = SANDBOX.NETWORK_DISABLED
+block_network = SANDBOX.block_network
+limit_memory = SANDBOX.limit_memory
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -133,34 +131,10 @@ def load_factory(spec: str) -> Any:
     if not sep or "/" in attr or attr.endswith(".py"):
         target, attr = spec, "make_backend"
     if target.endswith(".py") or os.sep in target:
-        name = "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10]
-        mod_spec = importlib.util.spec_from_file_location(name, target)
-        if mod_spec is None or mod_spec.loader is None:
-            raise ImportError(f"cannot load a backend from {target!r}")
-        module = importlib.util.module_from_spec(mod_spec)
-        sys.modules[name] = module
-        mod_spec.loader.exec_module(module)
+        module = load_path(target, "_libra_remote_backend_" + hashlib.sha1(target.encode()).hexdigest()[:10])
     else:
         module = importlib.import_module(target)
     return getattr(module, attr)
-
-
-class _Store:
-    """Bounded LRU of parts (key -> data), mirrored by the client."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = max(1, int(capacity))
-        self.items: OrderedDict[str, Any] = OrderedDict()
-
-    def put(self, key: str, data: Any) -> None:
-        self.items[key] = data
-        self.items.move_to_end(key)
-        while len(self.items) > self.capacity:
-            self.items.popitem(last=False)
-
-    def get(self, key: str) -> Any:
-        self.items.move_to_end(key)
-        return self.items[key]
 
 
 def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, Any], ...]:
@@ -172,27 +146,22 @@ def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, A
     return tuple(out)
 
 
-def serve(inp: BinaryIO, out: BinaryIO) -> None:
-    """Answer requests until ``close`` or end of input."""
+def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
+    """Answer requests until ``close`` or end of input; ``init`` is the init request, already read and applied."""
+    _, options, memory_mb, _allow_network, cache_size = init[:5]
+    max_record_bytes = init[5] if len(init) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
     try:
-        msg = read_frame(inp)
-    except EOFError:
-        return
-    if msg[0] != "init":
-        write_frame(out, ("failed", f"expected an init request, got {msg[0]!r}"))
-        return
-    _, options, memory_mb, allow_network, cache_size = msg
-    try:
-        if not allow_network:
-            block_network()
         backend = FACTORY(dict(options or {}))
+        # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
+        guard = GUARD.CallGuard(scratch=False, capture_fds=False)
         limit_memory(memory_mb)
-        write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0]}))
+        SANDBOX.keep_children()
+        write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0], "network_isolation": isolation}))
     except BaseException as exc:  # noqa: BLE001 - report why the backend cannot be built, then exit
         traceback.print_exc(file=sys.stderr)
         write_frame(out, ("failed", error_text(exc)))
         return
-    store = _Store(cache_size)
+    store = _Store(max(1, int(cache_size)))
 
     while True:
         try:
@@ -218,12 +187,13 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
                         store.put(key, data)
                     parts.append((name, key, data))
                 try:
-                    result = backend.invoke(parts, tool, args)
+                    result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
                     record = {
                         "status": result.get("status", "success"),
                         "output": result.get("output"),
                         "error": result.get("error"),
                         "state_changes": result.get("state_changes") or {},
+                        "diagnostics": result["diagnostics"],
                     }
                     new_parts = result.get("parts") or parts
                 except MemoryError as exc:
@@ -232,6 +202,7 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
                 except Exception as exc:  # noqa: BLE001 - a tool's exception is an error record
                     record = {"status": "error", "output": None, "error": error_text(exc), "state_changes": {}}
                     new_parts = parts
+                SANDBOX.end_call()  # what the call started dies with it, before the client hears back
                 sent = {key for _, key, _ in items}
                 new_items = _wire(new_parts, store, sent)
                 same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [n for n, _, _ in items]
@@ -258,6 +229,7 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
 
 
 FACTORY: Any = None
+#: libra.runtime.guard, loaded by path beside this file (it is standard-library only too)
 
 
 def main(argv: list[str]) -> int:
@@ -274,17 +246,26 @@ def main(argv: list[str]) -> int:
     os.dup2(devnull, 0)
     os.close(devnull)
     sys.stdout = sys.stderr
+    # The sandbox comes first, before the backend's imports can start threads (a namespace holds only for the
+    # threads started after it), so the init request that says whether network is allowed is read first.
+    try:
+        init = read_frame(inp)
+    except EOFError:
+        return 0
+    if init[0] != "init":
+        write_frame(out, ("failed", f"expected an init request, got {init[0]!r}"))
+        return 1
+    isolation = SANDBOX.enter(bool(init[3]))
     try:
         FACTORY = load_factory(argv[1])
     except BaseException as exc:  # noqa: BLE001
         traceback.print_exc(file=sys.stderr)
-        try:
-            read_frame(inp)
-        except EOFError:
-            pass
         write_frame(out, ("failed", f"cannot load backend {argv[1]!r}: {error_text(exc)}"))
         return 1
-    serve(inp, out)
+    try:
+        serve(inp, out, init, isolation)
+    finally:
+        SANDBOX.end_call()
     # skip interpreter teardown: a backend's non-daemon threads (e.g. an ASGI test client's portal) would keep the
     # process alive until the client kills it
     out.flush()

@@ -8,12 +8,15 @@ proportion to what it touched:
 
 - *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
   key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
-- *fingerprinting*: the live object of a split owner keeps an unpickled copy of each sub-part it holds (its
-  *shadow*); after the call every sub-part is compared with its copy by ``==`` (C speed, nothing pickled or
-  allocated), which settles a read; a sub-part that compares unequal is pickled and compared byte-for-byte, and
-  only those whose bytes changed get a structural view and a content hash (a small whole part is settled by one
-  pickle of it, compared with the one taken when the live object last matched). The shadow costs one more
-  in-memory copy of the state;
+  a watched attribute (below) is patched in place, chunk by chunk;
+- *fingerprinting*: a chunked attribute made of dicts, lists and immutable values is *watched*
+  (:mod:`libra.runtime.watch`): its containers note which chunk a call writes, so after the call the chunks
+  nobody wrote keep their parts unseen and only the written ones are pickled (a read costs nothing). Every
+  other sub-part of a split owner is held by the live object as an unpickled copy (its *shadow*) and compared
+  with it by ``==`` after the call (C speed, nothing pickled or allocated). A sub-part written or compared
+  unequal is pickled and compared byte-for-byte, and only those whose bytes changed get a structural view and a
+  content hash (a small whole part is settled by one pickle of it, compared with the one taken when the live
+  object last matched). Shadows cost one more in-memory copy of what is not watched;
 - *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
 - *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
 
@@ -23,7 +26,8 @@ sub-part's pickle (its pickler memo) are compared with those of every other sub-
 cached set, checked against the identity of their values and those values' members): attributes that share a
 mutable object are snapshotted together as one sub-part (a big attribute involved loses its chunking), and an
 object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
-``__reduce__``, ``__slots__``), is kept as one whole part. Limitation: a call that replaces an unchanged
+``__reduce__``, ``__slots__``), is kept as one whole part. A chunk its watch saw unwritten is looked at only if
+a changed sub-part holds one of its containers (each carries its chunk's tag). Limitation: a call that replaces an unchanged
 attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
 as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
 with a bigger :data:`SPLIT_BYTES`. Sub-part names are
@@ -42,10 +46,21 @@ import pickle
 import random
 import types
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, Callable, Iterable
 
 from .base import StatePart
 from .diff import _diff, _ViewBuilder, content_hash, index_path, key_path, object_view
+from .watch import (
+    Unwatchable,
+    Watch,
+    WatchedDict,
+    WatchedList,
+    drain,
+    rewatch,
+    settle,
+    watch,
+)
 
 #: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
 CHUNK = 128
@@ -53,6 +68,10 @@ CHUNK = 128
 #: attribute and a sharing check, which only pays off once viewing and diffing the whole state costs more
 #: (a few milliseconds, around this size); module globals are always split (a module does not pickle)
 SPLIT_BYTES = 64 * 1024
+#: watch the writes to chunked attributes (:mod:`libra.runtime.watch`), so a call that wrote none of their chunks
+#: is settled without comparing them; False compares every chunk with a copy after every call (slower, and it
+#: also sees writes a watch cannot: see that module's limitations)
+WATCH = True
 _PICKLE = pickle.HIGHEST_PROTOCOL
 #: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
 _SHAREABLE = (
@@ -78,6 +97,11 @@ class Live:
     #: compares equal (``==``, C speed, no allocation) to the copy of the bytes its state names is unchanged
     #: without being pickled, so a read costs no pickling and a write pickles only what it touched
     shadow: dict[str, tuple[bytes, Any]] = field(default_factory=dict)
+    #: chunked attribute -> its :class:`~libra.runtime.watch.Watch`: a watched attribute's chunks need no shadow,
+    #: a call that wrote none of them is settled without comparing them
+    watches: dict[str, Watch] = field(default_factory=dict)
+    #: chunked attributes found holding something unwatchable (not tried again for this live object)
+    unwatchable: set[str] = field(default_factory=set)
 
 
 def _no_gc(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -126,15 +150,20 @@ def _default_pickling(cls: type) -> bool:
     return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
 
 
+#: the containers an attribute is chunked in (a watched one is a dict or a list for every purpose here)
+_CHUNKED = (dict, list, WatchedDict, WatchedList)
+
+
 def _chunkable(value: Any) -> bool:
-    return type(value) in (dict, list) and len(value) > 2 * CHUNK
+    return type(value) in _CHUNKED and len(value) > 2 * CHUNK
 
 
 def _chunks(value: Any) -> list[Any]:
-    """The chunks of a big dict or list: consecutive runs of :data:`CHUNK` entries, in order (one pass)."""
-    items = value if type(value) is list else list(value.items())
+    """The chunks of a big dict or list: consecutive runs of :data:`CHUNK` entries, as plain slices, in order."""
+    is_list = isinstance(value, list)
+    items = value if is_list else list(dict.items(value))
     pieces = [items[lo : lo + CHUNK] for lo in range(0, len(items), CHUNK)]
-    return pieces if type(value) is list else [dict(p) for p in pieces]
+    return pieces if is_list else [dict(p) for p in pieces]
 
 
 @dataclass
@@ -147,23 +176,35 @@ class _Unit:
     value: Any  # what was pickled: {attr: value} for attributes and groups, the slice for a chunk
     pickler: Any = None
     container: Any = None  # the whole dict/list, on a chunked attribute's first chunk
+    source: Any = None  # (container, start) of a chunk whose ``value`` is made only if needed
+    written: Any = None  # a watched chunk's entries a call wrote inside (None: unknown), to view only those
+    looked: bool = False  # its objects were listed from a pickle just made (not from the cache)
+
+
+def _value(unit: _Unit) -> Any:
+    """A unit's value, making a chunk's slice on first use (a chunk its watch settled usually needs none)."""
+    if unit.value is None and unit.source is not None:
+        container, lo = unit.source
+        unit.value = container[lo : lo + CHUNK] if isinstance(container, list) else dict(islice(dict.items(container), lo, lo + CHUNK))
+    return unit.value
 
 
 def _identity(unit: _Unit) -> int:
     """Hash of the identities of a unit's attribute values and their direct members (cheap, C-level)."""
     if unit.container is not None or "#" in unit.label:  # a chunk: its members are the attribute's members
-        piece = unit.value
+        piece = _value(unit)
         return hash(tuple(map(id, piece.values() if isinstance(piece, dict) else piece)))
     out: list[int] = []
     for v in unit.value.values():
         out.append(id(v))
-        if type(v) is dict:
+        if isinstance(v, dict) and type(v) in _CHUNKED:
             out.extend(map(id, v.values()))
-        elif type(v) is list:
+        elif isinstance(v, list) and type(v) in _CHUNKED:
             out.extend(map(id, v))
     return hash(tuple(out))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def parse_label(name: str) -> tuple[str, str | None]:
     """``Owner:label`` -> (owner, label); a whole part's name is just ``Owner`` (label None)."""
     owner, sep, label = name.partition(":")
@@ -206,16 +247,21 @@ class Snapshotter:
         changed. ``live`` (the live object's record, holding ``previous`` before the call) lets a call that
         changed nothing be recognised by one pickle of the whole state instead of one per sub-part.
         """
+        drain()
         if not self._split(obj):
             return self._result((self._whole_part(obj, previous),), previous)
         if live is not None and previous is not None and self._shadowed(previous):
-            if self._all_same(obj, previous, live.shadow):
+            clean = self._clean_chunks(obj, live)
+            if self._all_same(obj, previous, live.shadow, clean, live.watches):
+                self._settle(obj, live, previous, unchanged=True)
                 return previous, [], []
-            result = self._snapshot(obj, previous, live.shadow)
+            result = self._snapshot(obj, previous, live.shadow, clean, live.watches)
             if self.always_split or sum(len(p.data) for p in result[0]) > 2 * SPLIT_BYTES:
                 live.whole = None
-                _update_shadow(live.shadow, result[0])
+                self._settle(obj, live, result[0])
                 return result
+        if live is not None:
+            live.watches.clear()
         try:
             whole = pickle.dumps(obj if not self.always_split else self._state_attrs(obj), _PICKLE)
         except Exception:  # noqa: BLE001 - the careful path reports what does not pickle
@@ -242,18 +288,71 @@ class Snapshotter:
         """
         return self.always_split or (len(previous) > 0 and all(parse_label(p.name)[1] is not None for p in previous) and sum(len(p.data) for p in previous) > 2 * SPLIT_BYTES)
 
-    def _all_same(self, obj: Any, previous: tuple[StatePart, ...], shadow: dict[str, tuple[bytes, Any]]) -> bool:
+    def _clean_chunks(self, obj: Any, live: Live) -> set[str]:
+        """Labels of the watched chunks the call did not write (they equal the previous state's, unseen)."""
+        attrs = self._state_attrs(obj)
+        clean: set[str] = set()
+        for attr, w in live.watches.items():
+            dirty = w.written(attrs.get(attr))
+            if dirty is not None:
+                clean.update(f"{attr}#{i}" for i in range(len(w.sigs)) if i not in dirty)
+        return clean
+
+    def _settle(self, obj: Any, live: Live, parts: tuple[StatePart, ...], unchanged: bool = False) -> None:
+        """After a snapshot: watch every chunked attribute of ``parts`` (re-arming the chunks a call wrote, watching
+        attributes met for the first time), and keep a shadow copy of every other sub-part.
+
+        Why: a watched attribute is settled by its watch at the next call, so its chunks need no copies; an
+        attribute that holds something unwatchable keeps the copy-and-compare check.
+        """
+        attrs = self._state_attrs(obj)
+        chunked = _chunked_attrs(parts)
+        before = dict(live.watches)
+        for attr in [a for a in live.watches if a not in chunked]:
+            del live.watches[attr]
+        for attr in chunked:
+            value = attrs.get(attr)
+            w = live.watches.get(attr)
+            try:
+                if w is not None and w.container is value:
+                    if w.dirty or w.top:
+                        w.written(value)
+                        dirty = sorted(w.dirty)
+                        rewatch(w, dirty)
+                        settle(w, dirty)
+                    continue
+                live.watches.pop(attr, None)
+                if attr in live.unwatchable or not WATCH:
+                    continue
+                w = watch(value, CHUNK)
+            except Unwatchable:
+                live.watches.pop(attr, None)
+                live.unwatchable.add(attr)
+                continue
+            setattr(obj, attr, w.container)
+            live.watches[attr] = w
+        if not unchanged or live.watches != before:  # a state left unchanged has the shadows it had
+            _update_shadow(live.shadow, parts, skip=set(live.watches))
+
+    def _all_same(self, obj: Any, previous: tuple[StatePart, ...], shadow: dict[str, tuple[bytes, Any]], clean: set[str] = frozenset(), watched: Any = ()) -> bool:  # type: ignore[assignment]
         """Whether every sub-part of ``previous`` still equals the live object's content, checked without pickling.
 
         Why a separate pass: most calls read, and a read should cost comparisons only (no chunk dicts built, no
-        pickles). A chunk of a dict is compared by its keys' order and ``copy.items() <= live.items()`` (C-level
-        lookups); anything unsure answers False, and the careful path decides.
+        pickles). A chunk the attribute's watch saw unwritten (``clean``) is not looked at; a written chunk of a
+        watched attribute answers False. A chunk of a dict is compared by its keys' order and
+        ``copy.items() <= live.items()`` (C-level lookups); anything unsure answers False, and the careful path
+        decides.
         """
         attrs = self._state_attrs(obj)
         covered: dict[str, int] = {}
         keys: dict[str, list[Any]] = {}
         for part in previous:
             label = parse_label(part.name)[1]
+            if label in clean:
+                covered[label.split("#", 1)[0]] = -1  # type: ignore[union-attr]
+                continue
+            if label is not None and label.split("#", 1)[0] in watched:
+                return False
             held = shadow.get(label) if label is not None else None
             if held is None or (held[0] is not part.data and held[0] != part.data):
                 return False
@@ -262,10 +361,10 @@ class Snapshotter:
                 attr, i = label.split("#", 1)  # type: ignore[union-attr]
                 value = attrs.get(attr)
                 lo = int(i) * CHUNK
-                if type(value) is list:
+                if isinstance(value, list) and type(value) in _CHUNKED:
                     if not _same(value[lo : lo + CHUNK], copy):
                         return False
-                elif type(value) is dict and type(copy) is dict:
+                elif isinstance(value, dict) and type(value) in _CHUNKED and type(copy) is dict:
                     if attr not in keys:
                         keys[attr] = list(value)
                     try:
@@ -285,19 +384,19 @@ class Snapshotter:
             return False
         return all(n == -1 or (_chunkable(attrs[a]) and n == len(attrs[a])) for a, n in covered.items())
 
-    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, shadow: dict[str, tuple[bytes, Any]] | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset(), watches: dict[str, Watch] | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:  # type: ignore[assignment]
         if not self._split(obj):
             parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
             return self._result(parts, previous)
         prev = {parse_label(p.name)[1]: p for p in previous or ()}
         unchunk: set[str] = set()
         while True:
-            attrs, units = self._layout(obj, prev, unchunk, shadow)
+            attrs, units = self._layout(obj, prev, unchunk, shadow, clean, watches)
             if previous is not None and len(units) == len(previous) and all(
                 u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
             ):
                 return previous, [], []
-            ids = [self._ids(u) for u in units]
+            ids = self._unit_ids(units, prev, clean, watches)
             if any(id(obj) in i for i in ids):
                 # the object is reachable from its own attributes: only a whole pickle keeps that
                 return self._result((self._whole_part(obj, previous),), previous)
@@ -339,16 +438,19 @@ class Snapshotter:
             attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
         return attrs
 
-    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None) -> tuple[dict[str, Any], list[_Unit]]:
+    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset(), watches: dict[str, Watch] | None = None) -> tuple[dict[str, Any], list[_Unit]]:  # type: ignore[assignment]
         """The object's units, pickled: groups of the previous state still intact, then attributes and chunks.
 
-        A unit equal to its ``shadow`` copy of the previous part's bytes keeps those bytes without being pickled
-        (its pickler is made lazily, if the sharing check needs it).
+        A chunk its watch saw unwritten (``clean``), or a unit equal to its ``shadow`` copy of the previous part's
+        bytes, keeps those bytes without being pickled (its pickler is made lazily, if the sharing check needs it).
         """
         attrs = self._state_attrs(obj)
+        clean_attrs = {label.split("#", 1)[0] for label in clean}
 
         def unchanged(label: str, value: Any) -> bytes | None:
             old, copy = prev.get(label), (shadow or {}).get(label)
+            if old is not None and label in clean:
+                return old.data
             if old is None or copy is None or copy[0] != old.data:
                 return None
             return old.data if _same(value, copy[1]) else None
@@ -380,6 +482,19 @@ class Snapshotter:
             if attr in in_kept:
                 continue
             if _chunkable(value) and attr not in unchunk:
+                if attr in clean_attrs:  # watched: only the chunks it saw written are sliced and pickled
+                    for i in range((len(value) + CHUNK - 1) // CHUNK):
+                        label = f"{attr}#{i}"
+                        unit = _Unit(label, [attr], b"", None, None, value if i == 0 else None, (value, i * CHUNK))
+                        same = unchanged(label, None) if label in clean else None
+                        if same is not None:
+                            unit.data = same
+                        else:
+                            unit.data, unit.pickler = _dumps(_value(unit))
+                            w = (watches or {}).get(attr)
+                            unit.written = w.entries(i) if w is not None else None
+                        units.append(unit)
+                    continue
                 for i, piece in enumerate(_chunks(value)):
                     same = unchanged(f"{attr}#{i}", piece)
                     if same is not None:
@@ -403,6 +518,34 @@ class Snapshotter:
             units.append(_Unit(attr, [attr], data, wrapped, pickler))
         return attrs, units
 
+    def _unit_ids(self, units: list[_Unit], prev: dict[str | None, StatePart], clean: set[str], watches: dict[str, Watch] | None) -> list[set[int]]:
+        """The mutable objects of each unit, for the sharing check; a chunk its watch settled gets its ids only if
+        a changed unit holds one of its watched containers.
+
+        Why that suffices: a settled chunk was not written, so it holds what it held, none of it shared with
+        another unit; the only new sharing is a changed unit now pointing into it, and every container of a
+        watched chunk carries its chunk's tag (the changed unit's pickle lists them).
+        """
+        lazy = {k: u for k, u in enumerate(units) if u.label in clean}
+        ids = [set() if k in lazy else self._ids(u) for k, u in enumerate(units)]
+        if not lazy:
+            return ids
+        index = {u.label: k for k, u in lazy.items()}
+        owners = {id(w): a for a, w in (watches or {}).items()}
+        for k, u in enumerate(units):
+            if k in lazy or not (u.looked or u.label not in prev or prev[u.label].data != u.data):
+                continue  # settled, or unchanged with the objects it held before (its cached ids)
+            if u.pickler is None:
+                u.pickler = _dumps(_value(u))[1]
+            for _, o in u.pickler.memo.copy().values():
+                if type(o) is WatchedDict or type(o) is WatchedList:
+                    w, j = getattr(o, "_at", (None, 0, None))[:2]
+                    attr = owners.get(id(w))
+                    j_k = index.pop(f"{attr}#{max(j, 0)}", None) if attr is not None else None
+                    if j_k is not None:
+                        ids[j_k] = self._ids(units[j_k])
+        return ids
+
     def _ids(self, unit: _Unit) -> set[int]:
         """Ids of the mutable objects a unit's pickle contains (cached while the unit's objects stay the same).
 
@@ -415,11 +558,12 @@ class Snapshotter:
             ids = cached[2]
         else:
             if unit.pickler is None:  # kept by the shadow comparison: pickle it now, for its memo
-                unit.pickler = _dumps(unit.value)[1]
+                unit.pickler = _dumps(_value(unit))[1]
             memo = unit.pickler.memo.copy()
             ids = {i for i, (_, o) in memo.items() if not isinstance(o, _SHAREABLE)}
-            ids.discard(id(unit.value))  # the wrapper or slice made for pickling, not an object of the state
+            ids.discard(id(_value(unit)))  # the wrapper or slice made for pickling, not an object of the state
             self._id_cache[unit.label] = (check, unit.data, ids)
+            unit.looked = True
         if unit.container is not None:
             ids = ids | {id(unit.container)}
         return ids
@@ -428,7 +572,10 @@ class Snapshotter:
         if old is not None and old.data == unit.data:
             return old
         name = f"{self.owner}:{unit.label}"
-        view = self.unit_view(name, unit.value)
+        prior = self.recall(old.key) if old is not None and unit.written is not None else None
+        view = _patched_view(name, unit.value, prior, unit.written, self.ignore) if prior is not None else None
+        if view is None:
+            view = self.unit_view(name, unit.value)
         key = f"{name}:{content_hash(view)}"
         if old is not None and old.key == key:
             return old
@@ -565,6 +712,7 @@ class Snapshotter:
                 target_attrs.extend(label.split(","))
         held = set(tracked(obj)) if tracked is not None else set(vars(obj))
         for name in held - set(target_attrs):
+            live.watches.pop(name, None)
             try:
                 delattr(obj, name)
             except AttributeError:
@@ -573,30 +721,124 @@ class Snapshotter:
             if "#" in label or live.keys.get(p.name) == p.key:
                 continue
             for attr, value in pickle.loads(p.data).items():
+                live.watches.pop(attr, None)
                 setattr(obj, attr, value)
             _shadow_part(live, label, p.data)
         for attr, chunk_parts in chunked.items():
             if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")) == len(chunk_parts):
                 continue
             current = getattr(obj, attr, None)
-            current_pieces = _chunks(current) if type(current) in (dict, list) else []
+            if self._patch_watched(live, attr, current, chunk_parts):
+                continue
+            current_pieces = _chunks(current) if type(current) in _CHUNKED else []
             pieces = []
+            fresh: list[int] = []
             for p in chunk_parts:
                 i = int(parse_label(p.name)[1].split("#", 1)[1])  # type: ignore[union-attr]
                 if live.keys.get(p.name) == p.key and i < len(current_pieces):
                     pieces.append(current_pieces[i])
                 else:
                     pieces.append(pickle.loads(p.data))
-                    _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
+                    fresh.append(len(pieces) - 1)
             if isinstance(pieces[0], list):
-                setattr(obj, attr, [x for piece in pieces for x in piece])
+                merged: Any = [x for piece in pieces for x in piece]
             else:
-                merged: dict[Any, Any] = {}
+                merged = {}
                 for piece in pieces:
                     merged.update(piece)
+            if not self._watch_restored(live, attr, current, merged, fresh):
                 setattr(obj, attr, merged)
+                for p in chunk_parts:
+                    _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
         live.keys = wanted
         return live
+
+    def _patch_watched(self, live: Live, attr: str, current: Any, chunk_parts: list[StatePart]) -> bool:
+        """Make a watched attribute hold ``chunk_parts`` by patching its container in place; False if unwatched.
+
+        Why in place: rebuilding a container of thousands of entries costs milliseconds even when one chunk
+        differs. A chunk that holds the same keys (or, in a list, as many items) is overwritten where it is; from
+        the first chunk that does not, the tail is cut and refilled (chunks before the last are always full, so
+        the chunks after it keep their numbers and their watch tags). Only the chunks unpickled are walked.
+        """
+        w = live.watches.get(attr)
+        if w is None or w.container is not current or w.dirty or w.top:
+            return False
+        n_old = len(w.sigs)
+        is_list = isinstance(current, list)
+        loaded: dict[int, Any] = {}
+        for idx, p in enumerate(chunk_parts):
+            if idx >= n_old or live.keys.get(p.name) != p.key:
+                loaded[idx] = pickle.loads(p.data)
+        cut = len(chunk_parts) if len(chunk_parts) == n_old else min(len(chunk_parts), n_old)
+        for idx in sorted(loaded):
+            if idx >= cut:
+                break
+            lo, piece = idx * CHUNK, loaded[idx]
+            old_len = min(CHUNK, len(current) - lo)
+            if len(piece) != old_len or (not is_list and list(piece) != list(islice(dict.keys(current), lo, lo + old_len))):
+                cut = idx
+                break
+        if cut < max(len(chunk_parts), n_old):  # refill the tail from chunk ``cut`` on
+            lo = cut * CHUNK
+            if is_list:
+                tail = [loaded[i] if i in loaded else current[i * CHUNK : (i + 1) * CHUNK] for i in range(cut, len(chunk_parts))]
+                list.__delitem__(current, slice(lo, None))
+                for piece in tail:
+                    list.extend(current, piece)
+            else:
+                items = list(islice(dict.items(current), lo, None))
+                tail = [loaded[i] if i in loaded else items[(i - cut) * CHUNK : (i - cut + 1) * CHUNK] for i in range(cut, len(chunk_parts))]
+                for k, _ in items:
+                    dict.__delitem__(current, k)
+                for piece in tail:
+                    dict.update(current, piece)
+        for idx, piece in loaded.items():
+            if idx < cut:
+                if is_list:
+                    list.__setitem__(current, slice(idx * CHUNK, idx * CHUNK + len(piece)), piece)
+                else:
+                    dict.update(current, piece)
+        changed = sorted(set(loaded) | set(range(cut, len(chunk_parts))))
+        try:
+            rewatch(w, sorted(loaded))
+        except Unwatchable:
+            live.watches.pop(attr, None)
+            live.unwatchable.add(attr)
+            for p in chunk_parts:
+                _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
+            return True
+        settle(w, changed)
+        return True
+
+    def _watch_restored(self, live: Live, attr: str, current: Any, merged: Any, fresh: list[int]) -> bool:
+        """Put a chunked attribute rebuilt by a restore into the live object as a watched container; False if it
+        cannot be watched (the caller then stores ``merged`` and keeps shadow copies of its chunks).
+
+        Chunks kept from the live object are watched already (same chunk numbers); only the chunks just
+        unpickled (``fresh``) are walked, so a restore costs in proportion to the chunks that differ.
+        """
+        if attr in live.unwatchable or not WATCH:
+            return False
+        w = live.watches.get(attr)
+        try:
+            if w is not None and w.container is current and not (w.dirty or w.top):
+                top = WatchedList(merged) if isinstance(merged, list) else WatchedDict(merged)
+                top._at, top._dirty = (w, -1, None), False
+                w.container = top
+                rewatch(w, fresh)
+                settle(w)
+            else:
+                w = watch(merged, CHUNK)
+        except Unwatchable:
+            live.watches.pop(attr, None)
+            live.unwatchable.add(attr)
+            return False
+        setattr(live.obj, attr, w.container)
+        live.watches[attr] = w
+        for label in [k for k in live.shadow if k.startswith(f"{attr}#")]:
+            del live.shadow[label]
+        return True
 
 
 def _whole_view(obj: Any, ignore: frozenset[str]) -> Any:
@@ -620,6 +862,41 @@ def _same(value: Any, copy: Any) -> bool:
         return False
 
 
+def _patched_view(name: str, value: Any, prior: Any, written: set[Any], ignore: frozenset[str]) -> Any:
+    """The view of a watched chunk whose entries ``written`` changed: the prior view with those entries viewed
+    again (None when the prior view does not line up with the chunk).
+
+    Why: viewing a chunk of records costs milliseconds, and a write usually changes one of them. An entry of a
+    watched chunk holds only dicts, lists and immutable values, so its view depends on nothing else (no
+    back references), and an entry nobody wrote inside (and that did not move) has the view it had.
+    """
+    label = parse_label(name)[1]
+    attr, i = label.split("#", 1)  # type: ignore[union-attr]
+    builder = _ViewBuilder(ignore)
+    if isinstance(value, list):
+        if not isinstance(prior, list) or len(prior) != len(value):
+            return None
+        offset = int(i) * CHUNK
+        return [builder.view(v, index_path(attr, offset + j), 2) if offset + j in written else prior[j] for j, v in enumerate(value)]
+    if not isinstance(prior, dict):
+        return None
+    out: dict[str, Any] = {}
+    for k, v in value.items():
+        sk = str(k)
+        out[sk] = builder.view(v, key_path(attr, sk), 2) if k in written or sk not in prior else prior[sk]
+    return out if len(out) == len(value) else None
+
+
+def _chunked_attrs(parts: tuple[StatePart, ...]) -> dict[str, None]:
+    """The chunked attributes of an owner's parts, in order."""
+    out: dict[str, None] = {}
+    for part in parts:
+        label = parse_label(part.name)[1]
+        if label is not None and "#" in label:
+            out[label.split("#", 1)[0]] = None
+    return out
+
+
 def _shadow_part(live: Live, label: str, data: bytes) -> None:
     """Record the copy of a sub-part just restored into the live object, so the next call's check needs no pickle.
 
@@ -631,12 +908,15 @@ def _shadow_part(live: Live, label: str, data: bytes) -> None:
         live.shadow[label] = (data, pickle.loads(data))
 
 
-def _update_shadow(shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...]) -> None:
-    """Keep one copy per sub-part the live object now holds: only parts whose bytes changed are unpickled."""
+def _update_shadow(shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...], skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    """Keep one copy per sub-part the live object now holds: only parts whose bytes changed are unpickled.
+
+    Chunks of the attributes in ``skip`` (watched ones) get none.
+    """
     labels = set()
     for part in parts:
         label = parse_label(part.name)[1]
-        if label is None:
+        if label is None or (skip and "#" in label and label.split("#", 1)[0] in skip):
             continue
         labels.add(label)
         held = shadow.get(label)

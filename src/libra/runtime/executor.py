@@ -1,0 +1,499 @@
+"""One executor, several transports: where tool calls run is a transport; everything else is shared.
+
+Why: a pool of isolated Python workers and a pool of servers in another Python environment need the same
+machinery (start workers and wait until they are ready, charge a crash or a timeout to the one call that caused
+it and replace the worker, ship states as content-addressed parts and mirror what each worker holds, keep every
+worker busy in :meth:`Executor.invoke_many`, shut down). That machinery is :class:`Executor`. How a worker is
+started and how messages reach it is a :class:`Transport`, in the spirit of httpx's client/transport split:
+
+- :class:`InProcessTransport`: the runtime in the caller's process (no isolation, no timeouts; for tests and
+  trusted code);
+- :class:`~libra.runtime.isolation.ProcessTransport`: sandboxed worker processes of our interpreter
+  (``multiprocessing``);
+- :class:`~libra.runtime.remote.InterpreterTransport`: sandboxed servers under another Python interpreter.
+
+A transport starts :class:`Channel` s, one per worker; a channel speaks the executor's protocol (see
+:mod:`libra.runtime.worker`), translating it to its worker's own wire format when that differs. A transport to
+anything else (MCP servers, Ray actors) implements the same two classes. Every process a transport starts for
+tools enters :mod:`libra.runtime.sandbox`; :attr:`Executor.network_isolation` reports what the sandbox got.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import weakref
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import wait as _wait_fds
+from typing import Any
+
+from ..catalog import Catalog
+from . import sandbox
+from .base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError
+from .worker import Items, RuntimeFactory, WorkerServer, _Store, is_split
+
+Call = tuple[State, str, Mapping[str, Any]]
+
+
+def _signal_name(exitcode: int | None) -> str:
+    if exitcode is None:
+        return "no exit code"
+    if exitcode < 0:
+        try:
+            return f"signal {signal.Signals(-exitcode).name}"
+        except ValueError:
+            return f"signal {-exitcode}"
+    return f"exit code {exitcode}"
+
+
+class WorkerLost(Exception):
+    """A worker died or sent something unreadable; ``text`` becomes the error record of its call."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class Channel(ABC):
+    """One worker of an executor: it answers the executor's requests one at a time."""
+
+    #: what the worker said when it was ready ("pid", "network_isolation", ...)
+    info: dict[str, Any]
+    pid: int | None = None
+
+    @abstractmethod
+    def send(self, msg: tuple[Any, ...]) -> None:
+        """Send a request; ``OSError``/``ValueError`` when the worker is gone (its reply then reports it)."""
+
+    @abstractmethod
+    def recv(self) -> tuple[Any, ...]:
+        """The next reply; raises :class:`WorkerLost` when the worker died or answered garbage."""
+
+    @abstractmethod
+    def poll(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` for a reply; True when one can be read."""
+
+    @abstractmethod
+    def fileno(self) -> int:
+        """A file descriptor that becomes readable with a reply (for :meth:`Transport.wait`)."""
+
+    def stop(self) -> None:
+        """Ask the worker to exit."""
+        self.send(("close",))
+
+    def join(self, timeout_s: float) -> None:
+        """Give a stopping worker ``timeout_s`` to exit."""
+
+    @abstractmethod
+    def kill(self) -> None:
+        """End the worker now, with every process it started, and release the channel."""
+
+
+class Transport(ABC):
+    """Starts the workers of an :class:`Executor`; the attributes below say how its workers behave."""
+
+    #: what a worker is called in messages ("cannot send a call of X to a <noun>")
+    noun = "worker"
+    #: True when workers do not time calls: the executor then times each call itself
+    times_calls = False
+    #: True when workers only take states made of StateParts
+    split_states_only = False
+    #: how long a one-off request (a state, the catalog) may take, at least
+    request_timeout_s = 60.0
+    #: how long a worker asked to stop gets before it is killed
+    stop_grace_s = 1.0
+
+    @abstractmethod
+    def start(self) -> Channel:
+        """Begin starting one worker and return at once (workers start in parallel)."""
+
+    @abstractmethod
+    def ready(self, channel: Channel, timeout_s: float) -> dict[str, Any]:
+        """Wait for ``channel``'s ready message and return its info; kill it and raise ToolRuntimeError if it fails."""
+
+    def wait(self, channels: list[Channel], timeout_s: float) -> list[Channel]:
+        """The channels among ``channels`` with a reply to read, waiting up to ``timeout_s`` for one."""
+        return _wait_fds(channels, timeout=timeout_s)  # type: ignore[arg-type, return-value]
+
+
+@dataclass
+class _Slot:
+    channel: Channel
+    known: _Store
+    busy: tuple[int, int, float] | None = None  # (request id, call index, deadline)
+    calls: int = field(default=0)
+
+
+def _shutdown(slots: list[_Slot], grace_s: float) -> None:
+    for s in slots:
+        try:
+            s.channel.stop()
+        except (OSError, ValueError):
+            pass
+    for s in slots:
+        try:
+            s.channel.join(grace_s)
+        except (OSError, ValueError, AssertionError):
+            pass
+        s.channel.kill()
+    slots.clear()
+
+
+class Executor:
+    """The Runtime protocol over ``n_workers`` workers of ``transport``.
+
+    ``timeout_s`` bounds each call (a worker that overruns is killed and its call becomes an ``error`` record);
+    ``cache_size`` is the number of state parts the caller assumes each worker keeps; ``catalog``, when None, comes
+    from the workers' ready message or is asked from a worker. ``trusted`` is False: nothing the tools do reaches
+    the caller.
+    """
+
+    trusted = False
+
+    def __init__(
+        self,
+        transport: Transport,
+        n_workers: int = 2,
+        timeout_s: float = 5.0,
+        *,
+        cache_size: int = 4096,
+        start_timeout_s: float = 120.0,
+        catalog: Catalog | None = None,
+    ) -> None:
+        self.check_sizes(n_workers, timeout_s)
+        self.transport = transport
+        self.timeout_s = float(timeout_s)
+        self.cache_size = cache_size
+        self.start_timeout_s = start_timeout_s
+        self.restarts = 0
+        #: the ready message of the worker started last
+        self.worker_info: dict[str, Any] = {}
+        self.catalog: Catalog = catalog  # type: ignore[assignment]  # set below when None
+        self._next_id = 0
+        self._closed = False
+        self._fresh: State | None = None
+        self._slots: list[_Slot] = []
+        self._finalizer = weakref.finalize(self, _shutdown, self._slots, transport.stop_grace_s)
+        pending = [transport.start() for _ in range(n_workers)]
+        try:
+            while pending:
+                self._slots.append(self._ready(pending[0]))
+                pending.pop(0)
+            if self.catalog is None:
+                self.catalog = self.worker_info["catalog"] if "catalog" in self.worker_info else self._ask_catalog()
+        except BaseException:
+            for channel in pending:
+                channel.kill()
+            self.close()
+            raise
+
+    @staticmethod
+    def check_sizes(n: int, timeout_s: float, count: str = "n_workers") -> None:
+        """Refuse a pool without workers or calls without time (before anything is started)."""
+        if n < 1:
+            raise ToolRuntimeError(f"{count} must be >= 1, got {n}")
+        if timeout_s <= 0:
+            raise ToolRuntimeError(f"timeout_s must be > 0, got {timeout_s}")
+
+    # -- worker lifecycle -------------------------------------------------------------------------------
+    def _ready(self, channel: Channel) -> _Slot:
+        channel.info = self.transport.ready(channel, self.start_timeout_s)
+        self.worker_info = channel.info
+        return _Slot(channel, _Store(self.cache_size))
+
+    def _replace(self, index: int) -> None:
+        self._slots[index].channel.kill()
+        self.restarts += 1
+        self._slots[index] = self._ready(self.transport.start())
+
+    def close(self) -> None:
+        """Stop every worker; nothing a tool started survives it."""
+        if not self._closed:
+            self._closed = True
+            self._finalizer()
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def pids(self) -> list[int]:
+        """Process ids of the workers (the caller's own for in-process workers)."""
+        return [s.channel.pid for s in self._slots if s.channel.pid is not None]
+
+    @property
+    def network_isolation(self) -> str:
+        """How the workers are kept off the network: "namespace", "python-patch" or "allowed" (the weakest worker)."""
+        return sandbox.weakest(s.channel.info.get("network_isolation", sandbox.ALLOWED) for s in self._slots)
+
+    # -- messages -----------------------------------------------------------------------------------------
+    def _closed_text(self) -> str:
+        return "the executor is closed: create a new runtime"
+
+    def _lost_text(self, what: str) -> str:
+        """A one-off request failed on two workers in a row."""
+        return f"a {self.transport.noun} failed {what} twice"
+
+    def _raised_text(self, what: str, text: str) -> str:
+        """A worker refused a one-off request."""
+        return text
+
+    def _failure_text(self, text: str) -> str:
+        """A worker refused a call (raised for the whole batch)."""
+        return text
+
+    # -- encoding ---------------------------------------------------------------------------------------
+    @staticmethod
+    def _encode(state: State, known: _Store, force: frozenset[str] = frozenset()) -> tuple[bool, Items]:
+        payload = state.payload
+        if is_split(payload):
+            items = []
+            for p in payload:
+                if p.key not in force and known.touch(p.key):
+                    items.append((p.name, p.key, None))
+                else:
+                    known.put(p.key, True)
+                    items.append((p.name, p.key, p.data))
+            return True, tuple(items)
+        fp = state.fingerprint
+        if fp not in force and known.touch(fp):
+            return False, (("", fp, None),)
+        known.put(fp, True)
+        return False, (("", fp, payload),)
+
+    @staticmethod
+    def _decode(wire: tuple[str, bool, Items], known: _Store, sent: State | None) -> State:
+        fp, split, items = wire
+        have: dict[str, Any] = {}
+        if sent is not None:
+            if is_split(sent.payload):
+                have = {p.key: p.data for p in sent.payload}
+            else:
+                have = {sent.fingerprint: sent.payload}
+        for _, key, data in items:
+            if data is not None:
+                known.put(key, True)
+            else:
+                known.touch(key)
+        if split:
+            return State(fp, tuple(StatePart(n, k, d if d is not None else have[k]) for n, k, d in items))
+        _, key, data = items[0]
+        return State(fp, data if data is not None else have[key])
+
+    # -- one-off requests on worker 0 -----------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ToolRuntimeError(self._closed_text())
+
+    def _request(self, msg: tuple[Any, ...], what: str) -> tuple[Any, ...]:
+        """Send a one-off request to worker 0 (replacing it once if it dies) and return its reply."""
+        self._check_open()
+        for attempt in range(2):
+            slot = self._slots[0]
+            self._next_id += 1
+            try:
+                slot.channel.send((msg[0], self._next_id, *msg[1:]))
+                if not slot.channel.poll(max(self.timeout_s, self.transport.request_timeout_s)):
+                    raise TimeoutError
+                reply = slot.channel.recv()
+            except (WorkerLost, OSError, TimeoutError):
+                self._replace(0)
+                if attempt:
+                    raise ToolRuntimeError(self._lost_text(what)) from None
+                continue
+            if reply[0] == "raise":
+                raise ToolRuntimeError(self._raised_text(what, reply[2]))
+            return reply
+        raise AssertionError("unreachable")
+
+    def _ask_catalog(self) -> Catalog:
+        return self._request(("catalog",), "listing its catalog")[2]
+
+    def _load(self, config: Mapping[str, Any] | None, what: str) -> State:
+        """A state made by worker 0: fresh (``config=None``) or from a task's configuration."""
+        reply = self._request(("load", None if config is None else dict(config)), what)
+        return self._decode(reply[2], self._slots[0].known, None)
+
+    def fresh(self) -> State:
+        if self._fresh is None:
+            self._fresh = self._load(None, "building the fresh state")
+        return self._fresh
+
+    def load_state(self, config: Mapping[str, Any] | None = None) -> State:
+        """A state from a task's initial configuration (the fresh state when there is none)."""
+        return self.fresh() if config is None else self._load(config, "loading a state")
+
+    # -- calls ------------------------------------------------------------------------------------------
+    def _check_call(self, state: Any, tool: str, args: Any) -> None:
+        if tool not in self.catalog:
+            raise UnknownToolError(f"unknown tool {tool!r}: runtime {self.catalog.name!r} has no such tool (names are like {self.catalog.names[0]!r})")
+        if not isinstance(args, Mapping):
+            raise ToolRuntimeError(f"arguments of {tool!r} must be a JSON object (dict), got {type(args).__name__}")
+        if self.transport.split_states_only:
+            if not isinstance(state, State) or not is_split(state.payload):
+                raise ToolRuntimeError("expected a State of this runtime: get states from fresh()/invoke()")
+        elif not isinstance(state, State):
+            raise ToolRuntimeError(f"expected a State, got {type(state).__name__}: get states from fresh()/invoke()")
+
+    def invoke(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> tuple[InvocationRecord, State]:
+        return self.invoke_many([(state, tool, args or {})])[0]
+
+    def invoke_many(self, calls: Sequence[Call]) -> list[tuple[InvocationRecord, State]]:
+        """Run independent calls on all workers at once; results come back in the order of ``calls``."""
+        self._check_open()
+        calls = list(calls)
+        for state, tool, args in calls:
+            self._check_call(state, tool, args)
+        timed = self.transport.times_calls
+        results: list[tuple[InvocationRecord, State] | None] = [None] * len(calls)
+        started: list[float] = [0.0] * len(calls)
+        queue = deque(range(len(calls)))
+        failure: str | None = None
+        busy: dict[Channel, int] = {}
+
+        def send(si: int, ci: int, force: frozenset[str] = frozenset()) -> None:
+            slot = self._slots[si]
+            state, tool, args = calls[ci]
+            split, items = self._encode(state, slot.known, force)
+            self._next_id += 1
+            slot.busy = (self._next_id, ci, time.monotonic() + self.timeout_s)
+            if timed and not started[ci]:
+                started[ci] = time.perf_counter()
+            try:
+                slot.channel.send(("call", self._next_id, state.fingerprint, split, items, tool, dict(args)))
+            except (OSError, ValueError):
+                pass  # a dead worker: its channel reports it below and the call is charged to the crash
+            except Exception as exc:  # noqa: BLE001 - unpicklable arguments or state
+                slot.busy = None
+                raise ToolRuntimeError(f"cannot send a call of {tool!r} to a {self.transport.noun} ({type(exc).__name__}: {exc}): arguments must be JSON data") from None
+            busy[slot.channel] = si
+
+        def elapsed_ms(ci: int) -> float:
+            return (time.perf_counter() - started[ci]) * 1000.0
+
+        def fail(si: int, text: str) -> None:
+            slot = self._slots[si]
+            assert slot.busy is not None
+            ci = slot.busy[1]
+            busy.pop(slot.channel, None)
+            duration = elapsed_ms(ci) if timed else (self.timeout_s if text.startswith("timeout") else 0.0) * 1000.0
+            results[ci] = (InvocationRecord("error", None, {}, text, duration), calls[ci][0])
+            self._replace(si)
+
+        while queue or busy:
+            for si, slot in enumerate(self._slots):
+                if not queue:
+                    break
+                if slot.busy is None:
+                    send(si, queue.popleft())
+            now = time.monotonic()
+            deadline = min(self._slots[si].busy[2] for si in busy.values())  # type: ignore[index]
+            for channel in self.transport.wait(list(busy), max(0.0, deadline - now)):
+                si = busy[channel]
+                slot = self._slots[si]
+                try:
+                    msg = channel.recv()
+                except WorkerLost as lost:
+                    fail(si, lost.text)
+                    continue
+                assert slot.busy is not None
+                req_id, ci = slot.busy[0], slot.busy[1]
+                if msg[1] != req_id:
+                    continue  # a stale answer (cannot happen with one request in flight, kept for safety)
+                if msg[0] == "miss":
+                    slot.busy = None
+                    send(si, ci, frozenset(msg[2]))
+                    continue
+                busy.pop(channel)
+                slot.busy = None
+                slot.calls += 1
+                state = calls[ci][0]
+                if msg[0] == "raise":
+                    failure = failure or msg[2]
+                    results[ci] = (InvocationRecord("error", None, {}, msg[2], elapsed_ms(ci) if timed else 0.0), state)
+                    continue
+                record, wire = msg[2], msg[3]
+                if timed:
+                    record.duration_ms = elapsed_ms(ci)
+                if wire is None:
+                    results[ci] = (record, state)
+                else:
+                    new = self._decode(wire, slot.known, state)
+                    results[ci] = (record, state if new.fingerprint == state.fingerprint else new)
+            now = time.monotonic()
+            for si in list(busy.values()):
+                pending = self._slots[si].busy
+                if pending is not None and pending[2] <= now:
+                    fail(si, f"timeout after {self.timeout_s!r}s")
+        if failure is not None:
+            raise ToolRuntimeError(self._failure_text(failure))
+        return results  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the in-process transport
+# ---------------------------------------------------------------------------------------------------------------
+class _LocalChannel(Channel):
+    """A worker that is an object in the caller's process: requests are answered as they are sent."""
+
+    def __init__(self, factory: RuntimeFactory, cache_size: int) -> None:
+        self.info = {}
+        self.pid = os.getpid()
+        self.error: BaseException | None = None
+        self.server: WorkerServer | None = None
+        self.replies: deque[tuple[Any, ...]] = deque()
+        try:
+            self.server = WorkerServer(factory(), cache_size)
+        except Exception as exc:  # noqa: BLE001 - reported by ready()
+            self.error = exc
+
+    def send(self, msg: tuple[Any, ...]) -> None:
+        if msg[0] != "close" and self.server is not None:
+            self.replies.append(self.server.handle(msg))
+
+    def recv(self) -> tuple[Any, ...]:
+        return self.replies.popleft()
+
+    def poll(self, timeout_s: float) -> bool:
+        return bool(self.replies)
+
+    def fileno(self) -> int:
+        raise OSError("an in-process worker has no file descriptor")
+
+    def kill(self) -> None:
+        self.replies.clear()
+
+
+class InProcessTransport(Transport):
+    """Workers that are runtimes in the caller's process: the executor's bookkeeping without isolation.
+
+    Calls cannot be interrupted, so ``timeout_s`` is not enforced, and tools reach the network and the caller's
+    memory: use it for trusted runtimes and to check that a transport gives the same records as direct calls.
+    """
+
+    noun = "in-process worker"
+
+    def __init__(self, factory: RuntimeFactory, cache_size: int = 4096) -> None:
+        self.factory = factory
+        self.cache_size = cache_size
+
+    def start(self) -> Channel:
+        return _LocalChannel(self.factory, self.cache_size)
+
+    def ready(self, channel: Channel, timeout_s: float) -> dict[str, Any]:
+        from .python import error_text
+
+        assert isinstance(channel, _LocalChannel)
+        if channel.server is None:
+            raise ToolRuntimeError(f"the runtime factory failed: {error_text(channel.error or RuntimeError())}")
+        runtime = channel.server.runtime
+        return {"catalog": runtime.catalog, "trusted": bool(getattr(runtime, "trusted", False)), "pid": channel.pid, "network_isolation": sandbox.ALLOWED}
+
+    def wait(self, channels: list[Channel], timeout_s: float) -> list[Channel]:
+        return [c for c in channels if c.poll(0.0)]

@@ -1,0 +1,57 @@
+"""Toy benchmarks the command line can name, for CLI tests that run ``libra`` in a real subprocess.
+
+``python -c CODE`` with :data:`MAIN` registers them and runs the CLI: ``shop-tasks`` is the toy shop with two
+requests and their gold tools; ``slow-shop`` is the same shop whose stateful tools each take a moment, so a build
+is still running when a test interrupts it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from libra.benchmarks.base import Task
+from libra.benchmarks.registry import register
+
+from .induction_toys import ShopBenchmark
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@register
+class ShopTasks(ShopBenchmark):
+    """The shop with requests: adding an item needs the sign-in the request never names."""
+
+    name = "shop-tasks"
+
+    def tasks(self) -> list[Task]:
+        return [
+            Task("t1", "put a new item titled lamp in the shop", ("Shop.add_item", "Shop.login")),
+            Task("t2", "what is the square root of 2", ("Shop.square_root",)),
+        ]
+
+
+@register
+class SlowShop(ShopTasks):
+    """Each account or item call sleeps: contract checking alone takes several seconds."""
+
+    name = "slow-shop"
+
+    def __init__(self) -> None:
+        super().__init__(delay=0.3)
+
+
+MAIN = "import tests.cli_toys\nfrom libra.cli import main\nmain()"
+
+
+def cli_env(cache: Path) -> dict[str, str]:
+    """The environment of a CLI subprocess: this checkout's sources, its own cache, unbuffered output."""
+    env = dict(os.environ, LIBRA_CACHE_DIR=str(cache), PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def run_cli(*args: str, cache: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", MAIN, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=cli_env(cache), check=False)
