@@ -248,6 +248,23 @@ def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
     assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
 
 
+def test_servers_run_without_network_unless_allowed(bad: McpRuntime) -> None:
+    import socket
+
+    assert bad.network_isolation == "namespace"
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        port = listener.getsockname()[1]
+        rec, _ = bad.invoke(bad.fresh(), "bad.connect", {"port": port})
+        assert rec.status == "rejected" and "connect" in rec.error
+        open_rt = McpRuntime([{"name": "bad", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py")], "allow_network": True}])
+        try:
+            assert open_rt.network_isolation == "allowed"
+            rec, _ = open_rt.invoke(open_rt.fresh(), "bad.connect", {"port": port})
+            assert rec.status == "success" and "connected" in str(rec.output)
+        finally:
+            close_and_check(open_rt)
+
+
 def test_a_server_that_cannot_start_is_named_with_its_stderr() -> None:
     with pytest.raises(McpServerError, match=r"MCP server 'db' failed to start: it exited with status 3; stderr: .*cannot open its database"):
         McpRuntime([{"name": "db", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py"), "--exit-at-start"]}])

@@ -1,7 +1,8 @@
 """An MCP server on the 1.x SDK (whose stdio transport, unlike 2.x's, lets a stray print reach the protocol
 stream, as in many real 1.x servers) that misbehaves on purpose: ``--exit-at-start`` dies before the handshake; otherwise
 ``crash_on_third`` kills the process on its third call, ``hang`` never answers, ``garbage`` writes a line of
-non-JSON to stdout, ``peek`` claims to be read-only but writes a file, and ``echo`` answers normally."""
+non-JSON to stdout, ``peek`` claims to be read-only but writes a file, ``connect`` opens a TCP connection, and ``echo`` answers
+normally."""
 
 from __future__ import annotations
 
@@ -39,6 +40,15 @@ def peek(text: str) -> str:
     with open("peek.log", "a") as fh:
         fh.write(text + "\n")
     return text
+
+
+@server.tool()
+def connect(port: int) -> str:
+    """Open a TCP connection to 127.0.0.1:port."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        return "connected"
 
 
 @server.tool()

@@ -41,7 +41,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Self
 
@@ -138,7 +138,8 @@ class McpRuntime:
     ``servers`` are :class:`ServerSpec` s or ``[[mcp]]`` tables; ``template`` is the directory the sandbox is
     copied from (``[sandbox] template``); ``workdir`` holds the sandbox (``workdir/sandbox``), the blob store and
     the server logs (default: a temporary directory removed by :meth:`close`); ``parked_per_server`` bounds the
-    instances of a server kept running at states the runtime left (0: restart instead). Servers start here, once, to list
+    instances of a server kept running at states the runtime left (0: restart instead); ``allow_network`` gives
+    every server the network (by default only those whose table says ``allow_network``). Servers start here, once, to list
     their tools, side by side (a server that cannot start raises :class:`McpServerError`).
     """
 
@@ -152,8 +153,11 @@ class McpRuntime:
         workdir: str | Path | None = None,
         name: str = "mcp",
         parked_per_server: int = PARKED_PER_SERVER,
+        allow_network: bool = False,
     ) -> None:
         specs = [s if isinstance(s, ServerSpec) else ServerSpec.from_config(s) for s in servers]
+        if allow_network:
+            specs = [replace(s, allow_network=True) for s in specs]
         if not specs:
             raise ConfigError("no MCP servers given: name at least one [[mcp]] server")
         names = [s.name for s in specs]
@@ -223,6 +227,14 @@ class McpRuntime:
         if config:
             raise ToolRuntimeError("MCP runtimes take no initial configuration: put the starting files in the sandbox template")
         return self._fresh
+
+    @property
+    def network_isolation(self) -> str:
+        """How the servers are kept off the network: ``"namespace"`` when every server started so far runs in its
+        own empty network namespace, else ``"allowed"`` (what a build records in its statistics)."""
+        from . import sandbox
+
+        return sandbox.weakest(c.isolation for c in self._every if c.isolation is not None)
 
     @property
     def restarts(self) -> int:

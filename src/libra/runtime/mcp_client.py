@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import re
+import shutil
 import signal
 import socket
 import threading
@@ -44,7 +46,7 @@ PINNED_GIT_DATE = "1735732800 +0000"  # 2025-01-01 12:00 UTC, the Python runtime
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 CONNECTION_CLOSED = -32000  # JSON-RPC code the SDK gives pending requests when the connection ends
 REQUEST_TIMEOUT = -32001  # ... and requests that outlived the client's read timeout
-_KEYS = {"name", "command", "args", "env", "url", "cwd", "state", "restart_on_restore", "timeout", "start_timeout"}
+_KEYS = {"name", "command", "args", "env", "url", "cwd", "state", "restart_on_restore", "timeout", "start_timeout", "allow_network"}
 
 
 class McpServerError(ToolRuntimeError):
@@ -72,7 +74,9 @@ class ServerSpec:
     ``"process"`` (also in its memory, e.g. a session: a state is reached by replaying calls).
     ``restart_on_restore`` restarts a files server whenever the sandbox is restored (set it false for servers
     that read the sandbox on every call, to save the restart). ``timeout`` bounds one call, ``start_timeout``
-    the start and handshake (seconds).
+    the start and handshake (seconds). A stdio server runs without network (its own empty network namespace,
+    :mod:`libra.runtime.sandbox`) unless ``allow_network``; a server reached over HTTP keeps the network, since
+    it must accept the runtime's connection.
     """
 
     name: str
@@ -85,6 +89,7 @@ class ServerSpec:
     restart_on_restore: bool = True
     timeout: float = 30.0
     start_timeout: float = 30.0
+    allow_network: bool = False
 
     def __post_init__(self) -> None:
         where = f"MCP server {self.name!r}"
@@ -177,15 +182,41 @@ def pinned_environment() -> dict[str, str]:
     return env
 
 
-async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None, log: Path, *, stdio: bool) -> Any:
+#: run in a fresh interpreter before a server without network: enter an empty network namespace with the tool
+#: sandbox's own function (loaded by path: it needs only the standard library), then become the server
+_NO_NETWORK_LAUNCHER = (
+    "import importlib.util, os, sys\n"
+    "spec = importlib.util.spec_from_file_location('libra_sandbox', sys.argv[1])\n"
+    "sandbox = importlib.util.module_from_spec(spec)\n"
+    "spec.loader.exec_module(sandbox)\n"
+    "sandbox.unshare_network()\n"
+    "try:\n"
+    "    os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "except OSError as exc:\n"
+    "    sys.stderr.write(f'cannot run {sys.argv[2]!r}: {exc.strerror}\\n')\n"
+    "    os._exit(127)\n"
+)
+
+
+async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None, log: Path, *, stdio: bool, allow_network: bool) -> Any:
     """Start one server process: its own session (so its whole group can be ended), stderr (and, for a server
-    reached over HTTP, stdout) appended to ``log``, pipes for stdin/stdout when it speaks stdio.
+    reached over HTTP, stdout) appended to ``log``, pipes for stdin/stdout when it speaks stdio, and -- unless
+    ``allow_network`` -- its own empty network namespace (entered by a small launcher that then execs the
+    server, so the pid is the server's; see :func:`network_isolation` for what it got).
 
     This is the single place a server process is launched, so process isolation wraps it here."""
     import subprocess
+    import sys
 
     import anyio
 
+    from . import sandbox
+
+    relative = os.sep in argv[0] and not os.path.isabs(argv[0])  # found from the server's cwd: exec tells
+    if not relative and shutil.which(argv[0], path=env.get("PATH")) is None:  # one message, launcher or not
+        raise FileNotFoundError(errno.ENOENT, "no such executable file", argv[0])
+    if not allow_network:
+        argv = [sys.executable, "-I", "-S", "-c", _NO_NETWORK_LAUNCHER, sandbox.__file__, *argv]
     with open(log, "ab") as errlog:  # noqa: ASYNC230 - a local log file opens at once
         return await anyio.open_process(
             argv,
@@ -196,6 +227,19 @@ async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None
             cwd=cwd,
             start_new_session=True,
         )
+
+
+def network_isolation(pid: int | None) -> str:
+    """How a running server is kept off the network: ``"namespace"`` when it is in another network namespace
+    than this process, else ``"allowed"`` (no Python-level patch reaches a foreign process)."""
+    from . import sandbox
+
+    if pid is None:
+        return sandbox.ALLOWED
+    try:
+        return sandbox.NAMESPACE if os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net") else sandbox.ALLOWED
+    except OSError:
+        return sandbox.ALLOWED
 
 
 def free_port() -> int:
@@ -232,10 +276,10 @@ async def end_process_group(proc: Any, grace: float = 0.5) -> None:
             await anyio.sleep(0.01)
         if proc.returncode is not None:
             break
-    try:  # members of the group that outlived the leader
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    from . import sandbox
+
+    # what outlived the leader: its group, its session, and (while it lives) descendants that left both
+    sandbox.kill_process_tree(proc.pid, alive=proc.returncode is None)
 
 
 class _StdioTransport:
@@ -340,6 +384,7 @@ class Connection:
         self.starts = 0
         self.protocol: str | None = None  # the protocol version negotiated at the last start
         self.dirty = False  # whether its memory holds calls since its start (kept by the runtime)
+        self.isolation: str | None = None  # network isolation of the last start ("namespace" / "allowed")
         self._jobs: asyncio.Queue[Any] | None = None
         self._done: Any = None
         self._garbage: str | None = None
@@ -408,7 +453,8 @@ class Connection:
                 try:
                     if spec.command:
                         try:
-                            self._proc = await start_process([spec.command, *spec.args], env, spec.cwd or str(self.sandbox), self.log, stdio=spec.url is None)
+                            stdio = spec.url is None
+                            self._proc = await start_process([spec.command, *spec.args], env, spec.cwd or str(self.sandbox), self.log, stdio=stdio, allow_network=spec.allow_network or not stdio)
                         except OSError as exc:
                             raise self._start_error(f"cannot run {spec.command!r} ({exc.strerror or exc})") from None
                         self.pids.append(self._proc.pid)
@@ -425,6 +471,7 @@ class Connection:
                     # client would hold its task group); calls are bounded by their own timeout below
                     client = await stack.enter_async_context(Client(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout))
                     self.protocol = client.protocol_version
+                    self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
                     tools = await self._list_tools(client)
                 except McpServerError as exc:
                     ready.set_exception(exc)

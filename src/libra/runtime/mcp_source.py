@@ -47,6 +47,7 @@ class McpSource(Benchmark):
         fixtures: Mapping[str, Any] | None = None,
         tasks: Sequence[Task] = (),
         workdir: str | Path | None = None,
+        allow_network: bool = False,
     ) -> None:
         self.specs = [s if isinstance(s, ServerSpec) else ServerSpec.from_config(s) for s in servers]
         if not self.specs:
@@ -59,6 +60,7 @@ class McpSource(Benchmark):
         if workdir is None:
             weakref.finalize(self, shutil.rmtree, str(self.workdir), True)
         self._fixtures = dict(fixtures or {})
+        self.allow_network = allow_network
         self._tasks = list(tasks)
         self._catalog: Catalog | None = None
         self._parked: McpRuntime | None = None
@@ -124,6 +126,6 @@ class McpSource(Benchmark):
     def _new_runtime(self) -> McpRuntime:
         if any(not rt.closed for rt in self.opened if rt is not self._parked):
             raise ToolRuntimeError(f"a runtime of {self.name!r} is still open: its servers share one sandbox, close it first")
-        rt = McpRuntime(self.specs, self.template, workdir=self.workdir, name=self.name)
+        rt = McpRuntime(self.specs, self.template, workdir=self.workdir, name=self.name, allow_network=self.allow_network)
         self.opened.append(rt)
         return rt
