@@ -11,10 +11,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
 from ..errors import ConfigError
-from .base import ranks
 from .documents import DEFAULT_DOCUMENT
-from .graph import PropagationGraph, propagate, propagation_scores
-from .graph_methods import library_edges
 
 BASES: tuple[str, ...] = ("dense", "hybrid")
 
@@ -57,24 +54,11 @@ def explained_retrieval(
     score_space: str = "probability",
     temperature: float | None = None,
 ) -> list[list[RetrievedTool]]:
-    """Top-``k`` tools of ``library``'s catalog per query, each with its base rank and the seeds that promoted it."""
-    catalog = library.catalog
-    retriever = base_retriever(base, embedder, document).fit(catalog)
-    scores, _ = propagation_scores(retriever, retriever.score(list(queries)), score_space, temperature)
-    graph = PropagationGraph.build(catalog, library_edges(library))
-    names = catalog.names
-    out = []
-    for row in scores:
-        new, trace = propagate(graph, row, ks=ks, selection=selection, hops=hops, trace=True)  # type: ignore[misc]
-        before, after = ranks(row)[0], ranks(new)[0]
-        top = sorted(range(len(names)), key=lambda i: after[i])[:k]
-        out.append([
-            RetrievedTool(
-                int(after[i]),
-                names[i],
-                int(before[i]),
-                [names[t] for t in sorted(trace.contributors.get(i, ()), key=lambda t: before[t])] if new[i] > row[i] else [],
-            )
-            for i in top
-        ])
-    return out
+    """Top-``k`` tools of ``library``'s catalog per query, each with its base rank and the seeds that promoted it
+    (the short form of :meth:`libra.search.Searcher.search_many`, which also gives descriptions, schemas and
+    prerequisites)."""
+    from ..search import Searcher, SearchOptions
+
+    opts = SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
+    found = Searcher.from_library(library, opts).search_many(list(queries), k)
+    return [[RetrievedTool(r.rank, r.tool, r.base_rank, r.promoted_by) for r in rows] for rows in found]
