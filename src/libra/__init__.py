@@ -6,5 +6,6 @@ __version__ = "0.1.0"
 
 from .catalog import Catalog, Tool
 from .errors import LibraError
+from .search import Prerequisite, Result, Searcher, SearchOptions
 
-__all__ = ["Catalog", "Tool", "LibraError", "__version__"]
+__all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__"]

@@ -45,11 +45,11 @@ def retrieve_cmd(
         for q, rows in zip(query, found):
             table = Table(title=q)
             table.add_column("rank", no_wrap=True)
-            table.add_column("tool", no_wrap=True)
-            table.add_column(f"{base} rank", no_wrap=True)
-            # Seed names are long (app.tool): in a narrow terminal they fold onto more lines rather than the column
-            # shrinking to nothing beside the unbreakable tool names.
-            table.add_column("promoted by", overflow="fold", min_width=16)
+            table.add_column("tool", overflow="fold")
+            table.add_column(f"{base} rank")
+            # Seed names are long (app.tool) and have no spaces: in a narrow terminal the column keeps a quarter of
+            # the width and names fold onto more lines, rather than the column shrinking to nothing.
+            table.add_column("promoted by", overflow="fold", min_width=min(16, console.width // 4))
             for r in rows:
                 table.add_row(str(r.rank), r.tool, str(r.base_rank), _seeds(r.promoted_by))
             console.print(table)

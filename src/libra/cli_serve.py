@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import sys
 import threading
@@ -62,8 +63,7 @@ def serve_cmd(
 
 
 def _warm(searcher: object) -> None:
-    """Load the model ahead of the first search; a failure is reported by that search instead."""
-    try:
+    """Load the model ahead of the first search. A failure is not lost: the first search tries again and
+    returns the reason to the client as a tool error."""
+    with contextlib.suppress(Exception):
         searcher.warm()  # type: ignore[attr-defined]
-    except Exception:  # noqa: BLE001 - the first search raises it again, as a tool error the client sees
-        pass
