@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile clean
+.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-serve clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -16,7 +16,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval]'
+	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval,bigtool]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
 	@touch $(STAMP)
@@ -36,7 +36,7 @@ test: setup appworld
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-serve
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -80,6 +80,11 @@ bench-build: setup
 
 bench-propagation: setup
 	$(BIN)/python benchmarks/bench_propagation.py
+
+# libra serve on AppWorld's library with the official MCP client: startup, search_tools latency over stdio and
+# HTTP, and 50 concurrent HTTP clients for 30 s.
+bench-serve: setup appworld
+	$(BIN)/python benchmarks/bench_serve.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info .pytest_cache
