@@ -57,7 +57,7 @@ class SearchOptions:
         """Refuse a bad option before anything loads."""
         from .retrieval.documents import check_style
         from .retrieval.embedders import parse_embedder
-        from .retrieval.explain import check_base
+        from .retrieval.bases import check_base
         from .retrieval.graph import SCORE_SPACES, SELECTIONS
 
         check_base(self.base)
@@ -135,7 +135,7 @@ class Searcher:
     @classmethod
     def from_library(cls, library: Any, options: SearchOptions | None = None, **kwargs: Any) -> Searcher:
         """A searcher over a loaded :class:`~libra.library.Library` (fits the base retriever now)."""
-        from .retrieval.explain import base_retriever
+        from .retrieval.bases import base_retriever
 
         opts = (options or SearchOptions(**kwargs)).check()
         retriever = base_retriever(opts.base, opts.embedder, opts.document).fit(library.catalog)

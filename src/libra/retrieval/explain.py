@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from ..errors import ConfigError
+from .bases import BASES, base_retriever, check_base
 from .documents import DEFAULT_DOCUMENT
 
-BASES: tuple[str, ...] = ("dense", "hybrid")
+__all__ = ["BASES", "RetrievedTool", "base_retriever", "check_base", "explained_retrieval"]
 
 
 @dataclass
@@ -25,20 +25,6 @@ class RetrievedTool:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def base_retriever(name: str = "dense", embedder: str = "minilm", document: str = DEFAULT_DOCUMENT) -> Any:
-    """The unfitted base retriever called ``name``: ``dense`` or ``hybrid`` (BM25 + dense by rank fusion)."""
-    from .dense import DenseRetriever
-    from .hybrid import bm25_dense
-
-    check_base(name)
-    return DenseRetriever(embedder, document=document) if name == "dense" else bm25_dense(embedder, document)
-
-
-def check_base(name: str) -> None:
-    if name not in BASES:
-        raise ConfigError(f"--base must be one of {', '.join(BASES)}; got {name!r}")
 
 
 def explained_retrieval(

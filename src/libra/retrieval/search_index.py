@@ -25,7 +25,7 @@ import numpy as np
 
 from .._io import atomic_write_bytes
 from .evidence import evidence_line
-from .graph import Edge
+from .graph import Edge, library_edges
 
 #: Bumped when the stored form changes (the source hash below also covers it; this documents intent).
 INDEX_VERSION = 1
@@ -57,8 +57,6 @@ class SearchIndex:
 
     @classmethod
     def from_library(cls, library: Any, vectors: np.ndarray | None = None) -> SearchIndex:
-        from .graph_methods import library_edges
-
         catalog = library.catalog
         return cls(
             names=list(catalog.names),
