@@ -46,10 +46,11 @@ def serve_cmd(
     sock = listen(host, port) if transport == "http" else None  # a busy port fails before the library loads
     try:
         searcher = Searcher.open(library)
-        # The embedding model loads while the server starts, so the client's handshake never waits for it;
-        # the first search waits only for what is left.
-        threading.Thread(target=_warm, args=(searcher,), daemon=True, name="libra-warm").start()
         server = build_server(searcher)
+        # The embedding model loads in the background once the SDK is imported (both hold the interpreter for
+        # much of their time: loading them together delays the handshake), so the handshake never waits for it
+        # and the first search waits only for what is left.
+        threading.Thread(target=_warm, args=(searcher,), daemon=True, name="libra-warm").start()
         if sock is None:
             print(f"libra: serving {library} ({searcher.size} tools) over stdio", file=sys.stderr, flush=True)
             anyio.run(serve_stdio, server)
