@@ -160,3 +160,16 @@ def test_langgraph_bigtool_agent_binds_the_tools_and_their_prerequisites(library
     assert state["selected_tool_ids"] == expected and len(expected) >= 2
     with pytest.raises(ValueError, match="limit"):
         retrieve_tools_function(searcher, limit=0)
+
+
+def test_structured_output_matches_the_advertised_schema(library, tmp_path, monkeypatch):
+    import jsonschema
+
+    from libra.serve import SearchResponse, check_arguments, output_schema, structured
+
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
+    results = Searcher.open(library).search(QUERY, 6)
+    schema = output_schema()
+    assert "$ref" not in json.dumps(schema)  # inlined: clients validate every result against it
+    jsonschema.validate(structured(SearchResponse(QUERY, 6, results)), schema)
+    assert check_arguments({"query": QUERY, "k": 2.0}, 6) == (QUERY, 2)  # a JSON number that is whole is a count
