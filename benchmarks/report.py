@@ -114,6 +114,16 @@ def main() -> None:
         lines += ["## LLM proposer against a local OpenAI-compatible stub (BFCL)", "",
                   f"First build: {llm['first_build']['http_requests']} chat requests for {llm['tools']} tools (limit {llm['max_calls_allowed']}); "
                   f"rebuild with the response cache: {llm['second_build']['http_requests']} requests; same edges: {llm['same_edges']}.", ""]
+    srv = _load("serve")
+    if srv:
+        st, load = srv["startup"], srv["http_load"]
+        lines += ["## libra serve (AppWorld library, official MCP client)", "",
+                  (f"Search index open {srv['open_seconds']:.3f} s (a full library load: {srv['library_load_seconds']:.2f} s); "
+                   f"stdio start to handshake {st['ready_seconds']:.2f} s, to the first result {st['first_result_seconds']:.2f} s."), "",
+                  "| search_tools, k = 5 | calls | p50 ms | p99 ms | errors |", "|---|---|---|---|---|",
+                  f"| stdio, one client | {srv['stdio']['calls']} | {srv['stdio']['p50_ms']:.1f} | {srv['stdio']['p99_ms']:.1f} | {srv['stdio']['errors']} |",
+                  f"| HTTP, one client | {srv['http']['calls']} | {srv['http']['p50_ms']:.1f} | {srv['http']['p99_ms']:.1f} | {srv['http']['errors']} |",
+                  f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} |", ""]
     prop = _load("propagation")
     if prop:
         lines += ["## Propagation cost per query", "", "| graph | tools | edges | dense ms | + propagation ms | added ms | target |", "|---|---|---|---|---|---|---|"]

@@ -98,6 +98,11 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("retrieve", "--score-space", CHOICE),
     ("retrieve", "--temperature", POSITIVE_NUMBER),
     ("retrieve", "--json", OUTPUT),
+    ("retrieve", "--format", CHOICE),
+    ("serve", "library", LIBRARY),
+    ("serve", "--transport", CHOICE),
+    ("serve", "--host", TEXT),
+    ("serve", "--port", ["-1", "65536", "abc"]),
 ]
 
 
@@ -118,6 +123,7 @@ def _argv(command: str, name: str, value: str, lib: Path, out: Path) -> list[str
         "show": {"library": str(lib)},
         "explain": {"library": str(lib), "tool": "Shop.login"},
         "retrieve": {"library": str(lib), "query": "add an item"},
+        "serve": {"library": str(lib)},
     }[command]
     required = ["--out", str(out)] if command == "build" and name != "--out" else []
     if name.startswith("--"):

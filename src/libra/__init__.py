@@ -7,4 +7,16 @@ __version__ = "0.1.0"
 from .catalog import Catalog, Tool
 from .errors import LibraError
 
-__all__ = ["Catalog", "Tool", "LibraError", "__version__"]
+__all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__"]
+
+#: Names of :mod:`libra.search`, imported on first use: the command line imports this package for every
+#: command, and most never search.
+_SEARCH_NAMES = ("Prerequisite", "Result", "SearchOptions", "Searcher")
+
+
+def __getattr__(name: str) -> object:
+    if name in _SEARCH_NAMES:
+        from . import search
+
+        return getattr(search, name)
+    raise AttributeError(f"module 'libra' has no attribute {name!r}")

@@ -109,7 +109,7 @@ def version_cmd() -> None:
 
 
 def _register_optional_commands() -> None:
-    for mod in ("libra.cli_library", "libra.cli_retrieve"):
+    for mod in ("libra.cli_library", "libra.cli_retrieve", "libra.cli_serve"):
         try:
             __import__(mod)
         except ModuleNotFoundError as exc:

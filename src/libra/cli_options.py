@@ -155,7 +155,15 @@ def _score_space(value: str) -> None:
     one_of(SCORE_SPACES)(value)
 
 
+def port_number(value: int) -> None:
+    """0 asks the system for a free port (the one chosen is printed)."""
+    if not 0 <= value <= 65535:
+        raise ValueError(f"must be a port number from 0 to 65535, got {value}")
+
+
 PROPOSERS = ("offline", "llm")
+TRANSPORTS = ("stdio", "http")
+RETRIEVE_FORMATS = ("table", "json", "anthropic", "openai")
 CREDITS = ("origin", "export")
 
 
@@ -284,3 +292,19 @@ def max_calls_option(help: str) -> Any:
 
 def max_depth_option(help: str) -> Any:
     return _opt(None, "--max-depth", non_negative_int, help)
+
+
+def transport_option() -> Any:
+    return _opt("stdio", "--transport", one_of(TRANSPORTS), "stdio (default: the client starts the server) or http (Streamable HTTP at /mcp)")
+
+
+def host_option() -> Any:
+    return _opt("127.0.0.1", "--host", some_text, "address to listen on with --transport http")
+
+
+def port_option() -> Any:
+    return _opt(8000, "--port", port_number, "port to listen on with --transport http (0 = any free port, printed on stderr)")
+
+
+def retrieve_format_option() -> Any:
+    return _opt("table", "--format", one_of(RETRIEVE_FORMATS), "table (default), json (results with prerequisites), anthropic (tool_reference blocks) or openai (a tool_search_output item); one JSON line per request")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import List, Optional
 
@@ -31,20 +32,29 @@ def retrieve_cmd(
     hops: int = opts.hops_option(1),
     score_space: str = opts.score_space_option("probability", "average the encoder's probabilities (default) or its similarities (the paper's)"),
     temperature: Optional[float] = opts.temperature_option(),
+    output_format: str = opts.retrieve_format_option(),
     json_path: Optional[Path] = opts.json_option("write the rankings as JSON"),
 ) -> None:
     """Retrieve tools for requests with a built library; promoted prerequisites name the seeds that pulled them in."""
-    from .library import Library
-    from .retrieval.explain import explained_retrieval
+    from .retrieval.formats import formatted, json_record
+    from .search import Searcher, SearchOptions
 
-    lib = Library.load(library)
-    results = [[t.to_dict() for t in tools] for tools in explained_retrieval(lib, list(query), k, base, embedder, document, ks, selection, hops, score_space, temperature)]
-    for q, rows in zip(query, results):
-        table = Table(title=q)
-        for col in ("rank", "tool", f"{base} rank", "promoted by"):
-            table.add_column(col, no_wrap=col != "promoted by")
-        for r in rows:
-            table.add_row(str(r["rank"]), r["tool"], str(r["base_rank"]), _seeds(r["promoted_by"]))
-        console.print(table)
+    searcher = Searcher.open(library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature))
+    found = searcher.search_many(list(query), k)
+    if output_format == "table":
+        for q, rows in zip(query, found):
+            table = Table(title=q)
+            table.add_column("rank", no_wrap=True)
+            table.add_column("tool", overflow="fold")
+            table.add_column(f"{base} rank")
+            # Seed names are long (app.tool) and have no spaces: in a narrow terminal the column keeps a quarter of
+            # the width and names fold onto more lines, rather than the column shrinking to nothing.
+            table.add_column("promoted by", overflow="fold", min_width=min(16, console.width // 4))
+            for r in rows:
+                table.add_row(str(r.rank), r.tool, str(r.base_rank), _seeds(r.promoted_by))
+            console.print(table)
+    else:
+        for q, rows in zip(query, found):
+            print(json.dumps(formatted(output_format, q, rows), ensure_ascii=False), flush=True)
     if json_path:
-        atomic_write_json(json_path, {"library": str(library), "base": base, "results": [{"query": q, "tools": rows} for q, rows in zip(query, results)]})
+        atomic_write_json(json_path, {"library": str(library), "base": base, "results": [json_record(q, rows) for q, rows in zip(query, found)]})

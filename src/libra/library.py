@@ -31,7 +31,7 @@ from .library_check import (
     check_library_file,
 )
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "KINDS", "READABLE_VERSIONS", "Candidate", "CandidateColumns", "Library", "Relation", "RelationKind", "adjacency", "candidate_columns", "dedupe"]
+__all__ = ["FORMAT", "FORMAT_VERSION", "KINDS", "READABLE_VERSIONS", "Candidate", "CandidateColumns", "Library", "Relation", "RelationKind", "adjacency", "candidate_columns", "dedupe", "read_library_bytes"]
 
 RelationKind = Literal["provenance", "compatibility", "state"]
 KINDS: tuple[str, ...] = ("provenance", "compatibility", "state")
@@ -238,17 +238,23 @@ class Library:
         )
 
     @classmethod
-    def load(cls, path: str | Path, catalog: Catalog | None = None) -> Library:
+    def load(cls, path: str | Path, catalog: Catalog | None = None, raw: bytes | None = None) -> Library:
+        """The library in file ``path`` (``raw``: its bytes, when the caller has read them already)."""
         path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise LibraryFormatError(f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`") from None
-        except OSError as exc:
-            raise LibraryFormatError(f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions") from None
+        raw = read_library_bytes(path) if raw is None else raw
         d = _parse(raw, path)
         check_library_file(raw, d, str(path))
         return cls._from_checked(d, catalog, str(path))
+
+
+def read_library_bytes(path: Path) -> bytes:
+    """A library file's bytes, or one line saying why they cannot be read."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise LibraryFormatError(f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`") from None
+    except OSError as exc:
+        raise LibraryFormatError(f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions") from None
 
 
 def _parse(raw: bytes, path: Path) -> Any:

@@ -80,6 +80,11 @@ class MiniLMEmbedder:
         opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
+        # onnxruntime's worker threads busy-wait between runs by default. One query at a time (a search server,
+        # an agent's retrieval) leaves them spinning between every run, which on a shared or small machine
+        # about doubles the CPU per query and, competing with the process's own work, its latency too.
+        # Sleeping threads cost nothing when batches run back to back.
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
 

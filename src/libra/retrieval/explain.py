@@ -10,13 +10,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
 
-from ..errors import ConfigError
-from .base import ranks
+from .bases import BASES, base_retriever, check_base
 from .documents import DEFAULT_DOCUMENT
-from .graph import PropagationGraph, propagate, propagation_scores
-from .graph_methods import library_edges
 
-BASES: tuple[str, ...] = ("dense", "hybrid")
+__all__ = ["BASES", "RetrievedTool", "base_retriever", "check_base", "explained_retrieval"]
 
 
 @dataclass
@@ -28,20 +25,6 @@ class RetrievedTool:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def base_retriever(name: str = "dense", embedder: str = "minilm", document: str = DEFAULT_DOCUMENT) -> Any:
-    """The unfitted base retriever called ``name``: ``dense`` or ``hybrid`` (BM25 + dense by rank fusion)."""
-    from .dense import DenseRetriever
-    from .hybrid import bm25_dense
-
-    check_base(name)
-    return DenseRetriever(embedder, document=document) if name == "dense" else bm25_dense(embedder, document)
-
-
-def check_base(name: str) -> None:
-    if name not in BASES:
-        raise ConfigError(f"--base must be one of {', '.join(BASES)}; got {name!r}")
 
 
 def explained_retrieval(
@@ -57,24 +40,11 @@ def explained_retrieval(
     score_space: str = "probability",
     temperature: float | None = None,
 ) -> list[list[RetrievedTool]]:
-    """Top-``k`` tools of ``library``'s catalog per query, each with its base rank and the seeds that promoted it."""
-    catalog = library.catalog
-    retriever = base_retriever(base, embedder, document).fit(catalog)
-    scores, _ = propagation_scores(retriever, retriever.score(list(queries)), score_space, temperature)
-    graph = PropagationGraph.build(catalog, library_edges(library))
-    names = catalog.names
-    out = []
-    for row in scores:
-        new, trace = propagate(graph, row, ks=ks, selection=selection, hops=hops, trace=True)  # type: ignore[misc]
-        before, after = ranks(row)[0], ranks(new)[0]
-        top = sorted(range(len(names)), key=lambda i: after[i])[:k]
-        out.append([
-            RetrievedTool(
-                int(after[i]),
-                names[i],
-                int(before[i]),
-                [names[t] for t in sorted(trace.contributors.get(i, ()), key=lambda t: before[t])] if new[i] > row[i] else [],
-            )
-            for i in top
-        ])
-    return out
+    """Top-``k`` tools of ``library``'s catalog per query, each with its base rank and the seeds that promoted it
+    (the short form of :meth:`libra.search.Searcher.search_many`, which also gives descriptions, schemas and
+    prerequisites)."""
+    from ..search import Searcher, SearchOptions
+
+    opts = SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
+    found = Searcher.from_library(library, opts).search_many(list(queries), k)
+    return [[RetrievedTool(r.rank, r.tool, r.base_rank, r.promoted_by) for r in rows] for rows in found]

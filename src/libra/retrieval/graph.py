@@ -62,6 +62,12 @@ class Edge:
     similarity: float | None = None
 
 
+def library_edges(library: Any) -> list[Edge]:
+    """The edges of a library's retained relations (``input`` None for state relations); only its
+    ``relations`` are read, so this module needs nothing of the library's own."""
+    return [Edge(r.provider, r.consumer, r.consumer_input if r.kind != "state" else None, r.similarity) for r in library.relations]
+
+
 @dataclass
 class _Input:
     providers: np.ndarray  # provider indices

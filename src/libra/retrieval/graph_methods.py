@@ -21,10 +21,12 @@ from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..library import Library
 from .embedders import cache_dir
-from .graph import Edge
+from .graph import Edge, library_edges
 
 if TYPE_CHECKING:
     from ..induction.build import BuildOptions
+
+__all__ = ["GRAPH_METHODS", "OPTION_KEYS", "build_options_for", "cached_library", "candidate_edges", "default_library_path", "graph_options", "library_edges", "load_library", "obtain_library"]
 
 OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
 GRAPH_METHODS = ("libra", "libra-hybrid", "schema-only")  # the methods that need a library
@@ -108,8 +110,6 @@ def obtain_library(bench: Benchmark, catalog: Catalog, opts: LibraryRequest) -> 
     return cached_library(bench, catalog, build_options_for(opts))
 
 
-def library_edges(library: Library) -> list[Edge]:
-    return [Edge(r.provider, r.consumer, r.consumer_input if r.kind != "state" else None, r.similarity) for r in library.relations]
 
 
 def candidate_edges(library: Library) -> list[Edge]:

@@ -1,0 +1,210 @@
+"""``libra serve`` on the AppWorld library, as agents meet it: the official MCP client against the real command.
+
+- ``open_seconds``: :meth:`libra.Searcher.open` in-process, from the cached search index (median of runs), beside
+  ``library_load_seconds``, the full :meth:`libra.library.Library.load` it replaces at startup;
+- ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
+  until the first ``search_tools`` result is back (``first_result_seconds``, which includes loading the model);
+- ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms);
+- ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
+  ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99.
+
+Queries are the benchmark's task requests (only their text; nothing of the gold). Writes results/serve.json.
+
+    python benchmarks/bench_serve.py [--library PATH] [--calls 200] [--clients 50] [--seconds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _common import ROOT, save
+
+K = 5
+CALL_TIMEOUT = 30.0
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def _ms(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    def p(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    return {"calls": len(values), "p50_ms": round(p(0.50), 2), "p99_ms": round(p(0.99), 2), "max_ms": round(ordered[-1] * 1000, 2)}
+
+
+def library_path(given: str | None) -> Path:
+    """``--library``, else AppWorld's cached default build (built now if missing)."""
+    if given:
+        return Path(given)
+    from libra.benchmarks.registry import get_benchmark
+    from libra.eval.methods import EvalOptions
+    from libra.retrieval.graph_methods import default_library_path, obtain_library
+
+    bench = get_benchmark("appworld")
+    catalog = bench.catalog()
+    path = default_library_path(bench, catalog)
+    if not path.exists():
+        obtain_library(bench, catalog, EvalOptions())
+    return path
+
+
+def queries(n: int) -> list[str]:
+    from libra.benchmarks.registry import get_benchmark
+
+    texts = [t.query for t in get_benchmark("appworld").tasks()]
+    return [texts[i % len(texts)] for i in range(n)]
+
+
+LOAD = "import sys, time\nfrom libra.library import Library\nt = time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
+OPEN = "import sys, time\nfrom libra.search import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
+
+
+def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
+    """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports."""
+
+    def seconds(code: str) -> float:
+        return float(subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True).stdout.split()[-1])
+
+    seconds(OPEN)  # writes the search index when this library was never opened
+    loads = [seconds(LOAD) for _ in range(repeat)]
+    opens = [seconds(OPEN) for _ in range(repeat)]
+    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3)}
+
+
+async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
+    times, errors = [], 0
+    for q in texts:
+        t = time.perf_counter()
+        result = await client.call_tool("search_tools", {"query": q, "k": K}, read_timeout_seconds=CALL_TIMEOUT)
+        times.append(time.perf_counter() - t)
+        errors += bool(result.is_error)
+    return times, errors
+
+
+async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict]:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=_env(), cwd=str(ROOT))
+    ready, first = [], []
+    latency: dict = {}
+    for i in range(repeat):
+        t0 = time.perf_counter()
+        async with Client(params, read_timeout_seconds=120) as client:
+            ready.append(time.perf_counter() - t0)
+            await client.call_tool("search_tools", {"query": texts[0], "k": K})
+            first.append(time.perf_counter() - t0)
+            if i == repeat - 1:
+                times, errors = await _calls(client, texts)
+                latency = {**_ms(times), "errors": errors}
+    startup = {"ready_seconds": round(statistics.median(ready), 3), "first_result_seconds": round(statistics.median(first), 3), "runs": repeat}
+    return startup, latency
+
+
+def start_http(path: Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", "0"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT)
+    line = proc.stderr.readline()
+    match = re.search(r"(http://\S+/mcp)", line)
+    if not match:
+        proc.kill()
+        raise SystemExit(f"the server announced no address: {line!r}")
+    return proc, match.group(1)
+
+
+async def http_run(url: str, texts: list[str]) -> dict:
+    from mcp import Client
+
+    async with Client(url, read_timeout_seconds=120) as client:
+        await client.call_tool("search_tools", {"query": texts[0], "k": K})  # the model loads
+        times, errors = await _calls(client, texts)
+    return {**_ms(times), "errors": errors}
+
+
+async def http_load(url: str, texts: list[str], clients: int, seconds: float) -> dict:
+    from mcp import Client
+
+    times: list[float] = []
+    errors: list[str] = []
+    deadline = time.perf_counter() + seconds
+
+    async def one(i: int) -> None:
+        try:
+            async with Client(url, read_timeout_seconds=CALL_TIMEOUT) as client:
+                j = i
+                while time.perf_counter() < deadline:
+                    t = time.perf_counter()
+                    result = await client.call_tool("search_tools", {"query": texts[j % len(texts)], "k": K})
+                    times.append(time.perf_counter() - t)
+                    if result.is_error:
+                        errors.append(result.content[0].text[:100])
+                    j += clients
+        except Exception as exc:  # noqa: BLE001 - counted, not fatal: the figure is how many failed
+            errors.append(f"{type(exc).__name__}: {exc}"[:100])
+
+    t0 = time.perf_counter()
+    await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(clients))), timeout=seconds + 4 * CALL_TIMEOUT)
+    wall = time.perf_counter() - t0
+    return {"clients": clients, "seconds": round(wall, 1), "served": len(times), "errors": len(errors), "error_samples": sorted(set(errors))[:3],
+            "requests_per_second": round(len(times) / wall, 1), **({k: v for k, v in _ms(times).items() if k != "calls"} if times else {})}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--library", help="library file (default: AppWorld's cached build)")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    args = ap.parse_args()
+    path = library_path(args.library)
+    texts = queries(args.calls)
+    print(f"library {path}", flush=True)
+    opened = measure_open(path)
+    print("open", opened, flush=True)
+    startup, stdio = asyncio.run(stdio_run(path, texts))
+    print("startup", startup, "\nstdio", stdio, flush=True)
+    proc, url = start_http(path)
+    try:
+        http = asyncio.run(http_run(url, texts))
+        print("http", http, flush=True)
+        server0, clients0 = cpu_seconds(proc.pid), time.process_time()
+        load = asyncio.run(http_load(url, texts, args.clients, args.seconds))
+        # Where the two cores went: the server, or the clients sharing the machine with it.
+        load["server_cpu_seconds"] = round(cpu_seconds(proc.pid) - server0, 1)
+        load["clients_cpu_seconds"] = round(time.process_time() - clients0, 1)
+        print("http_load", load, flush=True)
+    finally:
+        stop(proc)
+    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'startup': startup, 'stdio': stdio, 'http': http, 'http_load': load})}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Dependency-aware tool search: the one API behind ``libra retrieve``, ``libra serve`` and Python callers.
+
+Agent clients rank tools one by one. A search here answers with each tool and the prerequisites the library
+found by executing the catalog, each with one line of evidence, so an agent that finds ``shop.add_item`` also
+learns that it fails with 'not signed in' until ``shop.login`` ran::
+
+    from libra import Searcher
+
+    searcher = Searcher.open("shop.json.gz")
+    for r in searcher.search("add a lamp to the shop", k=5):
+        print(r.rank, r.tool, r.via, [p.tool for p in r.prerequisites])
+
+Ranking is the library's graph propagation (paper Algorithm 2, :mod:`libra.retrieval.graph`) over a dense (or
+hybrid) base. A result is ``retrieved`` when the base scores alone put it there and ``promoted`` when
+propagation raised its score, with the seeds that raised it in ``promoted_by``.
+
+:meth:`Searcher.open` with the default dense base reads a compact index cached per library file
+(:mod:`libra.retrieval.search_index`), so a server starts in a fraction of the time the full library takes to
+load; the embedding model itself loads on the first search, or ahead of it with :meth:`Searcher.warm`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from .errors import ConfigError
+from .retrieval.documents import DEFAULT_DOCUMENT
+from .retrieval.search_index import Prerequisite, SearchIndex
+
+__all__ = ["MAX_PREREQUISITES", "Prerequisite", "Result", "SearchOptions", "Searcher"]
+
+#: Prerequisites listed per result at most (the rest are counted in ``more_prerequisites``): a tool can have
+#: dozens of providers in a large library, and each costs the agent tokens to read.
+MAX_PREREQUISITES = 5
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How a :class:`Searcher` ranks: the same knobs as ``libra retrieve`` (see its ``--help``)."""
+
+    base: str = "dense"
+    embedder: str = "minilm"
+    document: str = DEFAULT_DOCUMENT
+    ks: int = 15
+    selection: str = "both"
+    hops: int = 1
+    score_space: str = "probability"
+    temperature: float | None = None
+
+    def check(self) -> SearchOptions:
+        """Refuse a bad option before anything loads."""
+        from .retrieval.documents import check_style
+        from .retrieval.embedders import parse_embedder
+        from .retrieval.bases import check_base
+        from .retrieval.graph import SCORE_SPACES, SELECTIONS
+
+        check_base(self.base)
+        parse_embedder(self.embedder)
+        check_style(self.document)
+        for name, value, allowed in (("selection", self.selection, SELECTIONS), ("score_space", self.score_space, SCORE_SPACES)):
+            if value not in allowed:
+                raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        for name, n in (("ks", self.ks), ("hops", self.hops)):
+            if not isinstance(n, int) or n < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {n!r}")
+        return self
+
+
+@dataclass
+class Result:
+    """One tool found for a query."""
+
+    rank: int
+    tool: str
+    description: str
+    input_schema: dict[str, Any]
+    score: float  # after propagation, in the space it averaged (probability by default)
+    base_rank: int  # its rank under the base retriever alone
+    via: Literal["retrieved", "promoted"]
+    promoted_by: list[str] = field(default_factory=list)  # seeds that raised its score, best-ranked first
+    prerequisites: list[Prerequisite] = field(default_factory=list)  # those among the results first
+    more_prerequisites: int = 0  # held by the library beyond the ones listed
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Searcher:
+    """Ranks a library's tools for queries; safe to share between threads once built."""
+
+    def __init__(self, index: SearchIndex, retriever: Callable[[], Any], options: SearchOptions | None = None) -> None:
+        from .retrieval.graph import PropagationGraph
+
+        self.index = index
+        self.options = options or SearchOptions()
+        self._make_retriever = retriever
+        self._retriever: Any = None
+        self._lock = threading.Lock()
+        self.graph = PropagationGraph.build(_Names(index.names), index.edges)  # type: ignore[arg-type]
+
+    # -- construction ----------------------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path, options: SearchOptions | None = None, **kwargs: Any) -> Searcher:
+        """A searcher over the library file ``path`` (options as :class:`SearchOptions` or its fields by name).
+
+        The dense base reads the library's cached search index when these exact bytes were indexed before;
+        otherwise the library is loaded and checked whole, and the index written for the next open.
+        """
+        from .library import Library, read_library_bytes
+        from .retrieval.embedders import cache_dir
+        from .retrieval.search_index import index_key, load_index, save_index
+
+        opts = (options or SearchOptions(**kwargs)).check()
+        path = Path(path)
+        raw = read_library_bytes(path)
+        if opts.base != "dense":
+            return cls.from_library(Library.load(path, raw=raw), opts)
+        folder = cache_dir() / "search"
+        key = index_key(raw, opts.embedder, opts.document)
+        index = load_index(folder, key)
+        if index is None or index.vectors is None:
+            library = Library.load(path, raw=raw)
+            searcher = cls.from_library(library, opts)
+            save_index(folder, key, searcher.index)
+            return searcher
+        vectors = index.vectors
+        return cls(index, lambda: _dense(opts, vectors), opts)
+
+    @classmethod
+    def from_library(cls, library: Any, options: SearchOptions | None = None, **kwargs: Any) -> Searcher:
+        """A searcher over a loaded :class:`~libra.library.Library` (fits the base retriever now)."""
+        from .retrieval.bases import base_retriever
+
+        opts = (options or SearchOptions(**kwargs)).check()
+        retriever = base_retriever(opts.base, opts.embedder, opts.document).fit(library.catalog)
+        vectors = getattr(retriever, "tool_vectors", None)
+        if hasattr(retriever, "cache"):
+            retriever.cache = False  # queries are one-offs: never write a cache file per request
+        searcher = cls(SearchIndex.from_library(library, vectors), lambda: retriever, opts)
+        searcher._retriever = retriever
+        return searcher
+
+    def warm(self) -> None:
+        """Load the embedding model now rather than on the first search."""
+        self._base()
+
+    def _base(self) -> Any:
+        with self._lock:
+            if self._retriever is None:
+                self._retriever = self._make_retriever()
+            return self._retriever
+
+    # -- search ----------------------------------------------------------------------------------------------
+    @property
+    def size(self) -> int:
+        """How many tools the library holds."""
+        return len(self.index.names)
+
+    def search(self, query: str, k: int = 10) -> list[Result]:
+        """The top-``k`` tools for ``query`` (all of them when ``k`` exceeds the library)."""
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: Sequence[str], k: int = 10) -> list[list[Result]]:
+        """:meth:`search` for several queries at once (one embedding batch)."""
+        from .retrieval.base import ranks
+        from .retrieval.graph import propagate, propagation_scores
+
+        if isinstance(queries, str):
+            raise ConfigError("search_many takes a list of queries, not one string: use search(query)")
+        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+            raise ConfigError(f"k must be a positive integer, got {k!r}")
+        for q in queries:
+            if not isinstance(q, str) or not q.strip():
+                raise ConfigError("every query must be non-empty text")
+        if not queries:
+            return []
+        o = self.options
+        base = self._base()
+        scores, _ = propagation_scores(base, base.score(list(queries)), o.score_space, o.temperature)
+        out = []
+        for row in scores:
+            new, trace = propagate(self.graph, row, ks=o.ks, selection=o.selection, hops=o.hops, trace=True)  # type: ignore[misc]
+            before, after = ranks(row)[0], ranks(new)[0]
+            top = np.argsort(after, kind="stable")[:k]
+            out.append(self._results([int(i) for i in top], row, new, before, after, trace.contributors))
+        return out
+
+    def _results(self, top: list[int], row: np.ndarray, new: np.ndarray, before: np.ndarray, after: np.ndarray, contributors: dict[int, set[int]]) -> list[Result]:
+        names, idx = self.index.names, self.index
+        shown = {names[i] for i in top}
+        results = []
+        for i in top:
+            promoted = bool(new[i] > row[i])
+            seeds = [names[t] for t in sorted(contributors.get(i, ()), key=lambda t: before[t])] if promoted else []
+            prereqs = idx.prerequisites.get(names[i], [])
+            prereqs = sorted(prereqs, key=lambda p: p.tool not in shown)  # stable: the library's order otherwise
+            results.append(Result(
+                rank=int(after[i]),
+                tool=names[i],
+                description=idx.descriptions[i],
+                input_schema=idx.input_schemas[i],
+                score=float(new[i]),
+                base_rank=int(before[i]),
+                via="promoted" if promoted else "retrieved",
+                promoted_by=seeds,
+                prerequisites=prereqs[:MAX_PREREQUISITES],
+                more_prerequisites=max(0, len(prereqs) - MAX_PREREQUISITES),
+            ))
+        return results
+
+
+class _Names:
+    """The one thing :meth:`PropagationGraph.build` reads from a catalog (its names and size), without the
+    catalog's tools: the index holds names, not :class:`~libra.catalog.Tool` objects."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def _dense(opts: SearchOptions, vectors: np.ndarray) -> Any:
+    """The dense base over cached tool vectors: loads the embedding model, embeds nothing else."""
+    from .retrieval.dense import DenseRetriever
+
+    retriever = DenseRetriever(opts.embedder, cache=False, document=opts.document)
+    retriever.tool_vectors = vectors
+    return retriever
