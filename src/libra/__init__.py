@@ -5,6 +5,7 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .catalog import Catalog, Tool
+from .decorators import tool
 from .errors import LibraError
 
-__all__ = ["Catalog", "Tool", "LibraError", "__version__"]
+__all__ = ["Catalog", "Tool", "LibraError", "tool", "__version__"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.table import Table
@@ -88,8 +88,11 @@ def contracts_cmd(
 
 @app.command("build")
 def build_cmd(
-    benchmark: str = opts.benchmark_arg(),
+    ctx: typer.Context,
+    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (or give --tools / --config for your own tools)", required=False),
     out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
+    tools: Optional[List[str]] = opts.tools_option(),
+    config: Optional[Path] = opts.config_option(),
     workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
@@ -104,20 +107,60 @@ def build_cmd(
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
-    """Build the executable library: contracts, candidate compositions, counterfactual tests."""
-    from .benchmarks.registry import get_benchmark
+    """Build the executable library: contracts, candidate compositions, counterfactual tests.
+
+    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config); options given
+    on the command line win over the project file's [build] table.
+    """
     from .induction.build import BuildOptions, build_library
     from .induction.engine import BuildConfig
 
-    bench = get_benchmark(benchmark)
-    prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
-    budgets = {k: v for k, v in (("max_calls", max_calls), ("max_depth", max_depth)) if v is not None}
-    config = BuildConfig(tau=tau, credit=credit, **budgets)
-    build_opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
+    bench = _build_target(benchmark, tools, config)
+    v = _with_project_options(ctx, config)
+    prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
+    budgets = {k: v[k] for k in ("max_calls", "max_depth") if v[k] is not None}
+    build_config = BuildConfig(tau=v["tau"], credit=v["credit"], **budgets)
+    build_opts = BuildOptions(proposer=prop, workers=v["workers"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
     lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     _print_health(lib.stats.get("health"))
     console.print(f"library written to {out}")
+
+
+def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: Optional[Path]) -> Any:
+    """What ``build`` builds: a benchmark, ``--tools`` sources or a project file (exactly one of them)."""
+    given = [name for name, value in (("a benchmark", benchmark), ("--tools", tools), ("--config", config)) if value]
+    if len(given) != 1:
+        what = " and ".join(given) if given else "nothing"
+        raise ConfigError(f"give one of a benchmark name, --tools MODULE[:OBJECT] or --config libra.toml (got {what})")
+    if benchmark:
+        from .benchmarks.registry import get_benchmark
+
+        return get_benchmark(benchmark)
+    from .benchmarks.user import ToolsBenchmark
+
+    if tools:
+        from .tool_sources import parse_spec
+
+        return ToolsBenchmark([parse_spec(t) for t in tools])
+    from .project import load_project
+
+    project = load_project(config)  # type: ignore[arg-type]
+    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, mcp=project.mcp, sandbox=project.sandbox)
+
+
+def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:
+    """The command's option values, with the project file's ``[build]`` values where the command line gave none."""
+    values = dict(ctx.params)
+    if config is None:
+        return values
+    from .project import load_project
+
+    for name, value in load_project(config).build.items():
+        source = ctx.get_parameter_source(name)
+        if source is None or source.name == "DEFAULT":
+            values[name] = value
+    return values
 
 
 def _print_stats(name: str, stats: dict[str, Any]) -> None:
