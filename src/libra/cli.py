@@ -69,7 +69,8 @@ def eval_cmd(
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
             results.append(run_method(m, bench, catalog, tasks, options))
     table = Table(title=f"{bench.name}@{kk}: {len(tasks)} tasks, {len(catalog)} tools")
-    for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG", "seconds"):
+    with_paper = bool(bench.paper)  # your own tasks have no published figures to stand beside
+    for col in ("method", "P", "R", "NDCG", *(("paper P", "paper R", "paper NDCG") if with_paper else ()), "seconds"):
         table.add_column(col, justify="left" if col == "method" else "right")
     for r in results:
         paper = bench.paper.get(r.method) if kk == bench.default_k else None
@@ -78,7 +79,7 @@ def eval_cmd(
             _fmt(r.scores.precision),
             _fmt(r.scores.recall),
             _fmt(r.scores.ndcg),
-            *(_fmt(x) for x in (paper or (None, None, None))),
+            *((_fmt(x) for x in (paper or (None, None, None))) if with_paper else ()),
             f"{r.seconds:.1f}",
         )
     console.print(table)
