@@ -84,6 +84,7 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("explain", "tool", TEXT),
     ("analyze", "benchmark", ["nope"]),
     ("analyze", "--library", LIBRARY),
+    ("analyze", "--tasks", ["{missing}", "{dir}", "{file}"]),
     ("analyze", "--k", POSITIVE_INT),
     ("analyze", "--embedder", EMBEDDER),
     ("analyze", "--document", ["yaml"]),

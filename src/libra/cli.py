@@ -45,13 +45,12 @@ def eval_cmd(
     score_space: Optional[str] = opts.score_space_option(None, "graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
     temperature: Optional[float] = opts.temperature_option("graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
 ) -> None:
-    """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
-    from .benchmarks.registry import get_benchmark
+    """Evaluate retrieval methods on a benchmark or on your own tasks: P/R/NDCG@K, with the paper's figures beside ours."""
     from .eval.methods import EvalOptions
     from .eval.runner import results_json, run_method, write_json, write_runs
     from .retrieval.graph_methods import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
-    bench = _eval_target(benchmark, tasks_path, library)
+    bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k
     catalog = bench.catalog()
     tasks = bench.tasks()
@@ -93,8 +92,8 @@ def eval_cmd(
         write_runs(runs, tasks, results, kk)
 
 
-def _eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: Optional[Path]) -> Any:
-    """The benchmark ``eval`` scores: a named one (with its tasks, or those of ``--tasks``), or, with ``--tasks``
+def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: Optional[Path]) -> Any:
+    """The benchmark ``eval`` and ``analyze`` score: a named one (with its tasks, or those of ``--tasks``), or, with ``--tasks``
     and ``--library`` and no name, the library's own catalog. Gold names are checked against the catalog here,
     before any method runs."""
     from .benchmarks.registry import get_benchmark

@@ -301,7 +301,8 @@ def explain_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    benchmark: str = opts.benchmark_arg(),
+    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (omit with --library and --tasks: the library's own catalog)", required=False),
+    tasks_path: Optional[Path] = opts.tasks_option(),
     library: Optional[Path] = opts.library_option("library file (built when omitted)"),
     k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's)"),
     embedder: str = opts.embedder_option(),
@@ -314,7 +315,7 @@ def analyze_cmd(
     Table 2 also lists the hybrid base (BM25 + dense by reciprocal rank fusion) with and without propagation; the
     other tables analyse the dense base, as the paper does.
     """
-    from .benchmarks.registry import get_benchmark
+    from .cli import eval_target
     from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity
     from .eval.methods import EvalOptions
     from .eval.runner import run_method
@@ -322,7 +323,7 @@ def analyze_cmd(
     from .retrieval.graph import PropagationGraph, propagation_scores
     from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
 
-    bench = get_benchmark(benchmark)
+    bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k
     catalog, tasks = bench.catalog(), bench.tasks()
     eval_opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)

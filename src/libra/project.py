@@ -34,9 +34,10 @@ import difflib
 import os
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .errors import ConfigError
 from .tool_sources import ToolSpec, parse_spec
@@ -231,7 +232,7 @@ def _build(value: Any, path: Path) -> dict[str, Any]:
                 raise ConfigError(f"{_where(path, '[build]')}: {key} must be true or false")
             out[param.name] = raw
             continue
-        if isinstance(raw, (dict, list)) or isinstance(raw, bool):
+        if isinstance(raw, (dict, list, bool)):
             raise ConfigError(f"{_where(path, '[build]')}: {key} must be a single value, got {type(raw).__name__}")
         try:
             out[param.name] = param.process_value(ctx, raw)

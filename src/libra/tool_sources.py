@@ -33,10 +33,11 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from .errors import ConfigError
 
@@ -231,7 +232,7 @@ def _check_hints(source: Source) -> None:
     and every call of the tool would be a guess."""
     from .decorators import hints_of
 
-    for default_name, (bare, func) in source.tools.items():
+    for bare, func in source.tools.values():
         marks = hints_of(func)
         try:
             params = inspect.signature(func).parameters.values()

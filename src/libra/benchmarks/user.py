@@ -11,8 +11,9 @@ Two shapes, both without adapter code:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from ..catalog import Catalog
 from ..errors import ConfigError
