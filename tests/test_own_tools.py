@@ -76,6 +76,8 @@ def test_class_source_uses_its_methods_and_the_decorators_examples(tmp_path, cap
     assert lib.catalog["stock_level"].metadata == {"hints": {"read_only": True}}
     # stock_level("p-100") (its example) fails on the empty warehouse and works once restock ran
     assert _edges(out) == {("restock", "stock_level", "state", None)}
+    # the example is the value the contract calls it with
+    assert lib.contracts["stock_level"]["templates"][0]["arguments"]["sku"] == {"kind": "literal", "value": "p-100"}
 
 
 def test_factory_in_a_file_makes_the_instance(tmp_path, capsys):
@@ -170,6 +172,7 @@ def test_pyproject_tool_libra_section(tmp_path, capsys):
     ('[[python]]\ntools = "tests.fixtures.nope"\n', ["no module named 'tests.fixtures.nope'"]),
     ('name = "x"\n', ["names no tools"]),
     ('[[python]\n', ["not valid TOML"]),
+    ('[[python]]\ntools = "tests.fixtures.shop_tools"\n[fixtures]\nusername = "someone"\n', ["username", "one value in the tool module"]),
 ])
 def test_bad_project_files_are_one_line_before_work(tmp_path, capsys, text, words):
     config = _write(tmp_path / "libra.toml", text)
@@ -332,3 +335,12 @@ def test_analyze_runs_on_the_librarys_catalog_with_a_tasks_file(shop_library, tm
     assert code == 0, err
     data = json.loads(out.read_text())
     assert data["n_tasks"] == 3 and data["paper"] == {} and {r["method"] for r in data["results"]} >= {"dense", "libra"}
+
+
+def test_a_dotted_module_beside_the_project_file_is_found_by_the_workers(tmp_path, capsys):
+    (tmp_path / "pricing_tools.py").write_text((ROOT / FACTORY_FILE).read_text())
+    config = _write(tmp_path / "libra.toml", '[[python]]\ntools = "pricing_tools:make_shop"\n[fixtures]\nregion = "eu"\n[build]\nworkers = 1\n')
+    out = tmp_path / "lib.json"
+    lib = _build(capsys, "--config", str(config), out=out)
+    assert lib.catalog.names == ["search_products", "quote"] and lib.meta["fixtures"] == ["region"]
+    assert ("search_products", "quote", "provenance", "product_id") in _edges(out)

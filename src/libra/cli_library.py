@@ -146,7 +146,7 @@ def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: 
     from .project import load_project
 
     project = load_project(config)  # type: ignore[arg-type]
-    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, mcp=project.mcp, sandbox=project.sandbox)
+    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, mcp=project.mcp, sandbox=project.sandbox, search=[str(project.path.parent)])
 
 
 def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:

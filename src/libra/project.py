@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .tool_sources import ToolSpec, parse_spec
+from .tool_sources import ToolSpec, add_search_path, parse_spec
 
 TOP_KEYS = ("name", "python", "mcp", "sandbox", "fixtures", "build")
 PYTHON_KEYS = ("tools", "namespace")
@@ -125,6 +125,7 @@ def _string(value: Any, path: Path, section: str, key: str) -> str:
 
 
 def _python(entries: Any, path: Path) -> list[ToolSpec]:
+    """The ``[[python]]`` sources; dotted modules are looked for in the file's folder too (see :func:`load_project`)."""
     specs = []
     for i, entry in enumerate(_tables(entries, path, "python"), 1):
         section = f"[[python]] #{i}"
@@ -269,6 +270,7 @@ def load_project(path: str | Path) -> Project:
     project = Project(path)
     if "name" in data:
         project.name = _string(data["name"], path, "", "name")
+    add_search_path([str(path.parent)])  # a dotted module beside the project file is found, as a relative path is
     project.python = _python(data.get("python", []), path)
     project.mcp = _mcp(data.get("mcp", []), path)
     if "sandbox" in data:

@@ -315,18 +315,25 @@ def runtime_of(sources: Sequence[Source], name: str = "tools") -> Any:
         raise ConfigError(f"tools sources: {exc}") from None
 
 
-def make_tools_runtime(specs: tuple[str, ...], cwd: str | None = None, name: str = "tools") -> Any:
+def add_search_path(folders: Sequence[str]) -> None:
+    """Let dotted module names be found in ``folders`` too (a project file's folder), after what is there."""
+    for folder in folders:
+        if folder not in sys.path:
+            sys.path.append(folder)
+
+
+def make_tools_runtime(specs: tuple[str, ...], cwd: str | None = None, name: str = "tools", search: tuple[str, ...] = ()) -> Any:
     """The runtime of ``specs`` (source texts, ``namespace=`` included), built from scratch: the picklable
     factory worker processes call. ``cwd`` is the directory relative file paths and module names are found
-    from (the parent's, so a worker started elsewhere finds the same files)."""
-    if cwd and cwd not in sys.path:
-        sys.path.append(cwd)
+    from (the parent's, so a worker started elsewhere finds the same files); ``search`` adds folders where
+    dotted modules are looked for (a project file's own folder)."""
+    add_search_path(([cwd] if cwd else []) + list(search))
     parsed = [parse_spec(s) for s in specs]
     if cwd:
         parsed = [ToolSpec(str(Path(cwd, p.target)), p.obj, p.namespace) if p.is_file and not Path(p.target).is_absolute() else p for p in parsed]
     return runtime_of(resolve_all(parsed), name)
 
 
-def runtime_factory(specs: Sequence[ToolSpec], name: str = "tools") -> Callable[[], Any]:
+def runtime_factory(specs: Sequence[ToolSpec], name: str = "tools", search: Sequence[str] = ()) -> Callable[[], Any]:
     """A picklable zero-argument factory of the runtime of ``specs``."""
-    return functools.partial(make_tools_runtime, tuple(s.text() for s in specs), os.getcwd(), name)
+    return functools.partial(make_tools_runtime, tuple(s.text() for s in specs), os.getcwd(), name, tuple(search))

@@ -22,7 +22,8 @@ from .base import Benchmark, Task
 
 class ToolsBenchmark(Benchmark):
     """Python tool sources (and project settings) as a benchmark; everything is resolved and checked here, in the
-    constructor, so a bad source ends a command before any work."""
+    constructor, so a bad source ends a command before any work. ``search`` adds folders where dotted module
+    names are found (a project file's folder), in this process and in every worker."""
 
     description = "your own tools"
 
@@ -35,11 +36,14 @@ class ToolsBenchmark(Benchmark):
         mcp: Sequence[Any] = (),
         sandbox: Any = None,
         tasks: Sequence[Task] = (),
+        search: Sequence[str] = (),
     ) -> None:
         from ..project import Sandbox, make_mcp_runtime
-        from ..tool_sources import fixtures_of, resolve_all, runtime_of
+        from ..tool_sources import add_search_path, fixtures_of, resolve_all, runtime_of
 
         self.specs = tuple(specs)
+        self.search = tuple(str(s) for s in search)
+        add_search_path(self.search)
         self.mcp = tuple(mcp)
         self.sandbox = sandbox if sandbox is not None else Sandbox()
         if self.mcp:
@@ -78,7 +82,7 @@ class ToolsBenchmark(Benchmark):
             return runtime_of(self.sources, self.name)
         from ..runtime.isolation import IsolatedRuntime
 
-        return IsolatedRuntime(runtime_factory(self.specs, self.name), n_workers=n_workers, **kwargs)
+        return IsolatedRuntime(runtime_factory(self.specs, self.name, self.search), n_workers=n_workers, **kwargs)
 
 
 class LibraryBenchmark(Benchmark):
