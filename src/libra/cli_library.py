@@ -109,8 +109,7 @@ def build_cmd(
 ) -> None:
     """Build the executable library: contracts, candidate compositions, counterfactual tests.
 
-    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config); options given
-    on the command line win over the project file's [build] table.
+    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config). Options given on the command line win over the project file's build table.
     """
     from .induction.build import BuildOptions, build_library
     from .induction.engine import BuildConfig

@@ -312,7 +312,7 @@ def tools_option(help: str = "your own tools: [NAMESPACE=]MODULE[:OBJECT] or [NA
     return _opt(None, "--tools", tools_source, help)
 
 
-def config_option(help: str = "project file: libra.toml, or pyproject.toml with [tool.libra]") -> Any:
+def config_option(help: str = "project file: libra.toml, or pyproject.toml with a tool.libra table") -> Any:
     return _opt(None, "--config", project_file, help)
 
 
