@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld demo test bench bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -27,16 +27,21 @@ setup: $(STAMP)
 appworld: setup
 	$(BIN)/python -m libra.benchmarks.appworld_env setup
 
+# The MCP servers the tests and the workspace example run (npm's filesystem and memory servers, PyPI's git and
+# time servers, the 1.x SDK for the legacy test server), pinned, in ~/.cache/libra (idempotent; needs node/npm).
+mcp-servers: setup
+	$(BIN)/python -m libra.runtime.mcp_setup
+
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra
 
-test: setup appworld
+test: setup appworld mcp-servers
 	$(BIN)/python -m pytest
 
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-mcp
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -45,6 +50,10 @@ bench-appworld: setup appworld
 # Milliseconds per call of the Python runtime on a toy with a few MB of state.
 bench-state: setup
 	$(BIN)/python benchmarks/bench_state.py
+
+# Server start, call latency and state restore/replay of the MCP runtime on real servers.
+bench-mcp: setup mcp-servers
+	$(BIN)/python benchmarks/bench_mcp.py
 
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 bench-generalization: setup
