@@ -8,6 +8,7 @@ executing them. The CLI runs in-process through :func:`libra.cli.main`, as the `
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -168,6 +169,7 @@ def test_pyproject_tool_libra_section(tmp_path, capsys):
     ('[[mcp]]\nname = "git"\nargs = ["--repository", "{sandbox}"]\n', ["missing key 'command'"]),
     ('[[mcp]]\nname = "git"\ncommand = "mcp-server-git"\nenvv = {}\n', ["unknown key 'envv'", "'env'"]),
     ('[[mcp]]\nname = "web"\nurl = "ftp://host"\n', ["url"]),
+    ('[[mcp]]\nname = "web"\nurl = "http://127.0.0.1:9/mcp"\nstate = "memory"\n', ["[[mcp]] web", "'state'"]),
     ('[[python]]\ntools = "tests.fixtures.shop_tools"\n[sandbox]\ntemplate = "no/such/dir"\n', ["template", "not a directory"]),
     ('[[python]]\ntools = "tests.fixtures.nope"\n', ["no module named 'tests.fixtures.nope'"]),
     ('name = "x"\n', ["names no tools"]),
@@ -182,7 +184,7 @@ def test_bad_project_files_are_one_line_before_work(tmp_path, capsys, text, word
     assert not (tmp_path / "lib.json").exists() and not (tmp_path / "cache").exists()
 
 
-def test_mcp_servers_are_parsed_and_handed_to_the_factory(tmp_path, capsys):
+def test_mcp_servers_are_parsed_into_server_specs(tmp_path):
     from libra.project import load_project
 
     (tmp_path / "template").mkdir()
@@ -197,8 +199,23 @@ def test_mcp_servers_are_parsed_and_handed_to_the_factory(tmp_path, capsys):
         ("web", None, (), {}, "http://127.0.0.1:9/mcp"),
     ]
     assert project.sandbox.template == (tmp_path / "template").resolve()
-    code, stdout, err = _run(["build", "--config", str(config), "--out", str(tmp_path / "lib.json")], capsys)
-    assert code == 2 and stdout == "" and err.count("\n") == 1 and "MCP servers are not supported yet" in err
+
+
+def test_a_project_file_builds_over_an_mcp_server(tmp_path, capsys):
+    """The stateful sign-in server of the MCP runtime's tests (2.x SDK, session in memory), from a project file."""
+    server = ROOT / "tests" / "mcp_servers" / "signin_server.py"
+    config = _write(tmp_path / "libra.toml", (
+        'name = "notes"\n'
+        f'[[mcp]]\nname = "notes"\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+        'env = { NOTES_DIR = "{sandbox}/notes" }\nstate = "process"\n'
+        '[fixtures]\nusername = "alice"\npassword = "wonderland"\n'
+    ))
+    out = tmp_path / "lib.json"
+    _build(capsys, "--config", str(config), out=out)
+    assert ("notes.sign_in", "notes.add_note", "provenance", "access_token") in _edges(out)
+    mixed = _write(tmp_path / "mixed.toml", config.read_text() + '[[python]]\ntools = "tests.fixtures.shop_tools"\n')
+    code, stdout, err = _run(["build", "--config", str(mixed), "--out", str(tmp_path / "m.json")], capsys)
+    assert code == 2 and stdout == "" and err.count("\n") == 1 and "not supported yet" in err, err
 
 
 # -- bad sources ------------------------------------------------------------------------------------------------

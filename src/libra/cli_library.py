@@ -145,7 +145,13 @@ def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: 
     from .project import load_project
 
     project = load_project(config)  # type: ignore[arg-type]
-    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, mcp=project.mcp, sandbox=project.sandbox, search=[str(project.path.parent)])
+    if project.mcp and project.python:
+        raise ConfigError(f"{project.path.name}: one build over both [[python]] sources and [[mcp]] servers is not supported yet: build them separately")
+    if project.mcp:
+        from .project import make_mcp_source
+
+        return make_mcp_source(project.mcp, project.sandbox, name=project.name, fixtures=project.fixtures)
+    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, search=[str(project.path.parent)])
 
 
 def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:

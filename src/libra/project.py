@@ -25,7 +25,8 @@ are relative to the file that names them. Every key is checked when the file is 
 unknown key is refused with the closest known one, and build options go through the very checks their command
 line options have (:mod:`libra.cli_options`), so ``max-calls = 0`` is refused exactly as ``--max-calls 0``.
 
-MCP servers are parsed and checked here and handed, as a whole, to :func:`make_mcp_runtime`.
+MCP servers are parsed and checked here (as :class:`libra.runtime.mcp_client.ServerSpec`) and handed, as a whole,
+to :func:`make_mcp_source`; see docs/mcp.md for the keys a server takes beyond those shown.
 """
 
 from __future__ import annotations
@@ -44,22 +45,10 @@ from .tool_sources import ToolSpec, add_search_path, parse_spec
 
 TOP_KEYS = ("name", "python", "mcp", "sandbox", "fixtures", "build")
 PYTHON_KEYS = ("tools", "namespace")
-MCP_KEYS = ("name", "command", "args", "env", "url")
 SANDBOX_KEYS = ("template",)
 #: ``libra build`` options a project file cannot set: where the result goes, and the sources themselves.
 NOT_IN_FILE = ("out", "config", "tools", "help")
 _SERVER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
-
-
-@dataclass(frozen=True)
-class McpServer:
-    """One ``[[mcp]]`` entry: a stdio server (``command`` with ``args``/``env``) or a Streamable HTTP one (``url``)."""
-
-    name: str
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict)
-    url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -76,18 +65,19 @@ class Project:
     path: Path
     name: str | None = None
     python: list[ToolSpec] = field(default_factory=list)
-    mcp: list[McpServer] = field(default_factory=list)
+    mcp: list[Any] = field(default_factory=list)  # libra.runtime.mcp_client.ServerSpec
     sandbox: Sandbox = field(default_factory=Sandbox)
     fixtures: dict[str, Any] = field(default_factory=dict)
     #: build options by the build command's parameter names (``max_calls``), already converted and checked
     build: dict[str, Any] = field(default_factory=dict)
 
 
-def make_mcp_runtime(servers: Sequence[McpServer], sandbox: Sandbox) -> Any:
-    """The runtime of a build's MCP servers sharing one sandbox: the one place a build turns ``[[mcp]]`` into a
-    runtime. Until the MCP runtime lands this refuses, before any work."""
-    names = ", ".join(s.name for s in servers)
-    raise ConfigError(f"MCP servers are not supported yet (servers {names}): build from Python tools only for now")
+def make_mcp_source(servers: Sequence[Any], sandbox: Sandbox, *, name: str | None = None, fixtures: Mapping[str, Any] | None = None) -> Any:
+    """The one place a build turns ``[[mcp]]`` servers and ``[sandbox]`` into something to build: an
+    :class:`~libra.runtime.mcp_source.McpSource` (a benchmark whose servers share one sandbox directory)."""
+    from .runtime.mcp_source import McpSource
+
+    return McpSource(list(servers), sandbox.template, name=name or "mcp", fixtures=fixtures)
 
 
 # -- reading ------------------------------------------------------------------------------------------------------
@@ -145,16 +135,28 @@ def _python(entries: Any, path: Path) -> list[ToolSpec]:
     return specs
 
 
-def _mcp(entries: Any, path: Path) -> list[McpServer]:
-    from .cli_options import http_url
+def mcp_keys() -> tuple[str, ...]:
+    """The keys an ``[[mcp]]`` table may hold: the fields of the MCP runtime's server spec."""
+    from dataclasses import fields
 
-    servers: list[McpServer] = []
+    from .runtime.mcp_client import ServerSpec
+
+    return tuple(f.name for f in fields(ServerSpec))
+
+
+def _mcp(entries: Any, path: Path) -> list[Any]:
+    """The ``[[mcp]]`` servers as the MCP runtime's server specs, checked by that spec (types, ``state``,
+    timeouts) after the keys and the ``command``/``url`` rule are checked here with the file's own wording."""
+    from .cli_options import http_url
+    from .runtime.mcp_client import ServerSpec
+
+    servers: list[Any] = []
     for i, entry in enumerate(_tables(entries, path, "mcp"), 1):
         section = f"[[mcp]] #{i}"
-        _check_keys(entry, MCP_KEYS, path, section)
-        name = _string(entry.get("name"), path, section, "name") if "name" in entry else None
-        if name is None:
+        _check_keys(entry, mcp_keys(), path, section)
+        if "name" not in entry:
             raise ConfigError(f"{_where(path, section)}: missing key 'name' (the server's name, which prefixes its tools)")
+        name = _string(entry["name"], path, section, "name")
         if not _SERVER_NAME.match(name):
             raise ConfigError(f"{_where(path, section)}: name {name!r} must start with a letter and hold only letters, digits, '_' and '-'")
         if any(s.name == name for s in servers):
@@ -163,24 +165,23 @@ def _mcp(entries: Any, path: Path) -> list[McpServer]:
         command, url = entry.get("command"), entry.get("url")
         if command is None and url is None:
             raise ConfigError(f"{_where(path, section)}: missing key 'command' (a stdio server) or 'url' (a Streamable HTTP server)")
-        if command is not None and url is not None:
-            raise ConfigError(f"{_where(path, section)}: give 'command' or 'url', not both")
         if command is not None:
             _string(command, path, section, "command")
         if url is not None:
             try:
-                http_url(_string(url.replace("{sandbox}", "sandbox") if isinstance(url, str) else url, path, section, "url"))
+                http_url(_string(url, path, section, "url").replace("{sandbox}", "sandbox").replace("{port}", "1"))
             except ValueError as exc:
                 raise ConfigError(f"{_where(path, section)}: url {exc}") from None
         args = entry.get("args", [])
         if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
             raise ConfigError(f"{_where(path, section)}: args must be a list of strings")
-        if args and command is None:
-            raise ConfigError(f"{_where(path, section)}: args only apply to a server started with 'command'")
         env = entry.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
             raise ConfigError(f"{_where(path, section)}: env must be a table of string values, e.g. env = {{ HOME = \"{{sandbox}}\" }}")
-        servers.append(McpServer(name, command, tuple(args), dict(env), url))
+        try:
+            servers.append(ServerSpec.from_config(entry))
+        except ConfigError as exc:
+            raise ConfigError(f"{_where(path, section)}: {exc}") from None
     return servers
 
 

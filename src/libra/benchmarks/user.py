@@ -2,9 +2,9 @@
 
 Two shapes, both without adapter code:
 
-- :class:`ToolsBenchmark`: Python tool sources (``--tools``, ``[[python]]``) and, once the MCP runtime lands, MCP
-  servers (``[[mcp]]``); the catalog and runtime come from the sources, fixtures from their ``FIXTURES`` and the
-  project file; tasks from a tasks file when one is given.
+- :class:`ToolsBenchmark`: Python tool sources (``--tools``, ``[[python]]``); the catalog and runtime come from
+  the sources, fixtures from their ``FIXTURES`` and the project file; tasks from a tasks file when one is given.
+  (MCP servers, ``[[mcp]]``, are :class:`libra.runtime.mcp_source.McpSource`, see :mod:`libra.project`.)
 - :class:`LibraryBenchmark`: an already built library's own catalog with tasks from a file, for
   ``libra eval --library LIB --tasks FILE`` (no benchmark, no runtime: the library holds the catalog).
 """
@@ -33,21 +33,14 @@ class ToolsBenchmark(Benchmark):
         *,
         name: str | None = None,
         fixtures: dict[str, Any] | None = None,
-        mcp: Sequence[Any] = (),
-        sandbox: Any = None,
         tasks: Sequence[Task] = (),
         search: Sequence[str] = (),
     ) -> None:
-        from ..project import Sandbox, make_mcp_runtime
         from ..tool_sources import add_search_path, fixtures_of, resolve_all, runtime_of
 
         self.specs = tuple(specs)
         self.search = tuple(str(s) for s in search)
         add_search_path(self.search)
-        self.mcp = tuple(mcp)
-        self.sandbox = sandbox if sandbox is not None else Sandbox()
-        if self.mcp:
-            self._mcp_runtime = make_mcp_runtime(self.mcp, self.sandbox)
         if not self.specs:
             raise ConfigError("no tools given: name a source with --tools MODULE[:OBJECT] or a [[python]] table")
         self.sources = resolve_all(self.specs)
