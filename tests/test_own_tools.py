@@ -74,7 +74,7 @@ def test_class_source_uses_its_methods_and_the_decorators_examples(tmp_path, cap
     out = tmp_path / "warehouse.json"
     lib = _build(capsys, "--tools", "tests.fixtures.shop_tools:Warehouse", "--workers", "0", out=out)
     assert lib.catalog.names == ["restock", "stock_level"]
-    assert lib.catalog["stock_level"].metadata == {"hints": {"read_only": True}}
+    assert lib.catalog["stock_level"].metadata == {"annotations": {"readOnlyHint": True}}
     # stock_level("p-100") (its example) fails on the empty warehouse and works once restock ran
     assert _edges(out) == {("restock", "stock_level", "state", None)}
     # the example is the value the contract calls it with

@@ -4,9 +4,10 @@ A signature and a docstring say what a tool takes; they do not say which values 
 parameter, which tools belong together, or that a tool only reads. The decorator carries exactly that:
 
 - ``group``: the tool's group in the catalog (default: its class or module), what retrieval shows beside it.
-- ``read_only``: the author's word that the tool changes nothing. It is a *hint* (recorded in the tool's
-  ``metadata["hints"]``) that may order or prune work; it never decides a relation, because authors' hints are
-  often wrong and a relation is only ever found by executing calls.
+- ``read_only``: the author's word that the tool changes nothing. It is a *hint*, recorded as MCP records its
+  servers' hints (``metadata["annotations"]["readOnlyHint"]``, so one key serves both kinds of tools), that may
+  order or prune work; it never decides a relation, because authors' hints are often wrong and a relation is
+  only ever found by executing calls.
 - ``examples``: per parameter, a list of values a caller would pass. They go into that parameter's JSON Schema
   ``examples``, which the offline contract proposer already tries before inventing a value, so a search
   parameter gets a query that finds something.
@@ -38,8 +39,8 @@ class ToolHints:
     examples: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
 
     def metadata(self) -> dict[str, Any]:
-        """The hints a catalog records in ``Tool.metadata["hints"]`` (only those given)."""
-        return {"read_only": self.read_only} if self.read_only is not None else {}
+        """What a catalog records in ``Tool.metadata`` (only hints that were given), in MCP's annotation names."""
+        return {"annotations": {"readOnlyHint": self.read_only}} if self.read_only is not None else {}
 
 
 def _function_of(obj: Any) -> Callable[..., Any]:

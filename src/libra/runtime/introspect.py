@@ -417,6 +417,6 @@ def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
         if marks.group:
             document["group"] = marks.group
         if marks.metadata():
-            document["metadata"] = {"hints": marks.metadata()}
+            document["metadata"] = marks.metadata()
     return document
 
