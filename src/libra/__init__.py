@@ -5,9 +5,10 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .catalog import Catalog, Tool
+from .decorators import tool
 from .errors import LibraError
 
-__all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__"]
+__all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__", "tool"]
 
 #: Names of :mod:`libra.search`, imported on first use: the command line imports this package for every
 #: command, and most never search.

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from . import cli_options as opts
-from .errors import LibraError
+from .errors import ConfigError, LibraError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="Executable tool libraries and graph retrieval for LLM agents.")
 console = Console()
@@ -28,7 +28,8 @@ def _fmt(x: float | None) -> str:
 
 @app.command("eval")
 def eval_cmd(
-    benchmark: str = opts.benchmark_arg("benchmark name, e.g. bfcl"),
+    benchmark: Optional[str] = opts.benchmark_arg("benchmark name, e.g. bfcl (omit with --library and --tasks: the library's own catalog)", required=False),
+    tasks_path: Optional[Path] = opts.tasks_option("your own tasks, JSON lines {\"id\", \"query\", \"gold\"}: scored on the benchmark's catalog, or on --library's own without a benchmark"),
     method: List[str] = opts.methods_option(["bm25", "dense"]),
     k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
     embedder: str = opts.embedder_option(),
@@ -44,13 +45,12 @@ def eval_cmd(
     score_space: Optional[str] = opts.score_space_option(None, "graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
     temperature: Optional[float] = opts.temperature_option("graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
 ) -> None:
-    """Evaluate retrieval methods on a benchmark: P/R/NDCG@K, with the paper's figures beside ours."""
-    from .benchmarks.registry import get_benchmark
+    """Evaluate retrieval methods on a benchmark or on your own tasks: P/R/NDCG@K, with the paper's figures beside ours."""
     from .eval.methods import EvalOptions
     from .eval.runner import results_json, run_method, write_json, write_runs
     from .retrieval.graph_methods import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
-    bench = get_benchmark(benchmark)
+    bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k
     catalog = bench.catalog()
     tasks = bench.tasks()
@@ -68,7 +68,8 @@ def eval_cmd(
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
             results.append(run_method(m, bench, catalog, tasks, options))
     table = Table(title=f"{bench.name}@{kk}: {len(tasks)} tasks, {len(catalog)} tools")
-    for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG", "seconds"):
+    with_paper = bool(bench.paper)  # your own tasks have no published figures to stand beside
+    for col in ("method", "P", "R", "NDCG", *(("paper P", "paper R", "paper NDCG") if with_paper else ()), "seconds"):
         table.add_column(col, justify="left" if col == "method" else "right")
     for r in results:
         paper = bench.paper.get(r.method) if kk == bench.default_k else None
@@ -77,7 +78,7 @@ def eval_cmd(
             _fmt(r.scores.precision),
             _fmt(r.scores.recall),
             _fmt(r.scores.ndcg),
-            *(_fmt(x) for x in (paper or (None, None, None))),
+            *((_fmt(x) for x in (paper or (None, None, None))) if with_paper else ()),
             f"{r.seconds:.1f}",
         )
     console.print(table)
@@ -89,6 +90,30 @@ def eval_cmd(
         write_json(json_path, results_json(bench, kk, len(tasks), results))
     if runs:
         write_runs(runs, tasks, results, kk)
+
+
+def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: Optional[Path]) -> Any:
+    """The benchmark ``eval`` and ``analyze`` score: a named one (with its tasks, or those of ``--tasks``), or, with ``--tasks``
+    and ``--library`` and no name, the library's own catalog. Gold names are checked against the catalog here,
+    before any method runs."""
+    from .benchmarks.registry import get_benchmark
+
+    if tasks_path is None:
+        if benchmark is None:
+            raise ConfigError("give a benchmark name, or --library LIB with --tasks FILE to score your own tasks on the library's catalog")
+        return get_benchmark(benchmark)
+    from .benchmarks.user import LibraryBenchmark, TasksOnBenchmark
+    from .eval.tasks_file import check_gold, read_tasks
+
+    tasks = read_tasks(tasks_path)
+    if benchmark is not None:
+        bench: Any = TasksOnBenchmark(get_benchmark(benchmark), tasks)
+    elif library is None:
+        raise ConfigError("--tasks without a benchmark needs --library LIB: the tasks are scored on the library's own catalog")
+    else:
+        bench = LibraryBenchmark(library, tasks)
+    check_gold(tasks, bench.catalog(), str(tasks_path))
+    return bench
 
 
 @app.command("benchmarks")

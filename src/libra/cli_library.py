@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 from rich.table import Table
@@ -88,8 +88,11 @@ def contracts_cmd(
 
 @app.command("build")
 def build_cmd(
-    benchmark: str = opts.benchmark_arg(),
+    ctx: typer.Context,
+    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (or give --tools / --config for your own tools)", required=False),
     out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
+    tools: Optional[List[str]] = opts.tools_option(),
+    config: Optional[Path] = opts.config_option(),
     workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
@@ -104,20 +107,65 @@ def build_cmd(
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
-    """Build the executable library: contracts, candidate compositions, counterfactual tests."""
-    from .benchmarks.registry import get_benchmark
+    """Build the executable library: contracts, candidate compositions, counterfactual tests.
+
+    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config). Options given on the command line win over the project file's build table.
+    """
     from .induction.build import BuildOptions, build_library
     from .induction.engine import BuildConfig
 
-    bench = get_benchmark(benchmark)
-    prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
-    budgets = {k: v for k, v in (("max_calls", max_calls), ("max_depth", max_depth)) if v is not None}
-    config = BuildConfig(tau=tau, credit=credit, **budgets)
-    build_opts = BuildOptions(proposer=prop, workers=workers, embedder=embedder, config=config, resume=not no_resume, progress=not quiet)
+    bench = _build_target(benchmark, tools, config)
+    v = _with_project_options(ctx, config)
+    prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
+    budgets = {k: v[k] for k in ("max_calls", "max_depth") if v[k] is not None}
+    build_config = BuildConfig(tau=v["tau"], credit=v["credit"], **budgets)
+    build_opts = BuildOptions(proposer=prop, workers=v["workers"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
     lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     _print_health(lib.stats.get("health"))
     console.print(f"library written to {out}")
+
+
+def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: Optional[Path]) -> Any:
+    """What ``build`` builds: a benchmark, ``--tools`` sources or a project file (exactly one of them)."""
+    given = [name for name, value in (("a benchmark", benchmark), ("--tools", tools), ("--config", config)) if value]
+    if len(given) != 1:
+        what = " and ".join(given) if given else "nothing"
+        raise ConfigError(f"give one of a benchmark name, --tools MODULE[:OBJECT] or --config libra.toml (got {what})")
+    if benchmark:
+        from .benchmarks.registry import get_benchmark
+
+        return get_benchmark(benchmark)
+    from .benchmarks.user import ToolsBenchmark
+
+    if tools:
+        from .tool_sources import parse_spec
+
+        return ToolsBenchmark([parse_spec(t) for t in tools])
+    from .project import load_project
+
+    project = load_project(config)  # type: ignore[arg-type]
+    if project.mcp and project.python:
+        raise ConfigError(f"{project.path.name}: one build over both [[python]] sources and [[mcp]] servers is not supported yet: build them separately")
+    if project.mcp:
+        from .project import make_mcp_source
+
+        return make_mcp_source(project.mcp, project.sandbox, name=project.name, fixtures=project.fixtures)
+    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, search=[str(project.path.parent)])
+
+
+def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:
+    """The command's option values, with the project file's ``[build]`` values where the command line gave none."""
+    values = dict(ctx.params)
+    if config is None:
+        return values
+    from .project import load_project
+
+    for name, value in load_project(config).build.items():
+        source = ctx.get_parameter_source(name)
+        if source is None or source.name == "DEFAULT":
+            values[name] = value
+    return values
 
 
 def _print_stats(name: str, stats: dict[str, Any]) -> None:
@@ -258,7 +306,8 @@ def explain_cmd(
 
 @app.command("analyze")
 def analyze_cmd(
-    benchmark: str = opts.benchmark_arg(),
+    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (omit with --library and --tasks: the library's own catalog)", required=False),
+    tasks_path: Optional[Path] = opts.tasks_option(),
     library: Optional[Path] = opts.library_option("library file (built when omitted)"),
     k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's)"),
     embedder: str = opts.embedder_option(),
@@ -271,7 +320,7 @@ def analyze_cmd(
     Table 2 also lists the hybrid base (BM25 + dense by reciprocal rank fusion) with and without propagation; the
     other tables analyse the dense base, as the paper does.
     """
-    from .benchmarks.registry import get_benchmark
+    from .cli import eval_target
     from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity
     from .eval.methods import EvalOptions
     from .eval.runner import run_method
@@ -279,7 +328,7 @@ def analyze_cmd(
     from .retrieval.graph import PropagationGraph, propagation_scores
     from .retrieval.graph_methods import candidate_edges, library_edges, obtain_library
 
-    bench = get_benchmark(benchmark)
+    bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k
     catalog, tasks = bench.catalog(), bench.tasks()
     eval_opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)

@@ -161,6 +161,28 @@ def port_number(value: int) -> None:
         raise ValueError(f"must be a port number from 0 to 65535, got {value}")
 
 
+def tools_source(value: str) -> None:
+    """Imports the source and finds its tools: a missing module or object, a module without tools or a tool
+    without type hints must fail here, before a build starts."""
+    from .tool_sources import parse_spec, resolve
+
+    resolve(parse_spec(value))
+
+
+def project_file(value: Path) -> None:
+    """The whole file is read and checked (keys, sources, build options) before the build starts."""
+    from .project import load_project
+
+    load_project(value)
+
+
+def tasks_file(value: Path) -> None:
+    """Every line is checked here; whether gold names exist is checked against the catalog by the command."""
+    from .eval.tasks_file import read_tasks
+
+    read_tasks(value)
+
+
 PROPOSERS = ("offline", "llm")
 TRANSPORTS = ("stdio", "http")
 RETRIEVE_FORMATS = ("table", "json", "anthropic", "openai")
@@ -172,8 +194,8 @@ def _opt(default: Any, name: str, check: Check, help: str, *aliases: str) -> Any
     return typer.Option(default, name, *aliases, help=help, callback=_callback(check))
 
 
-def benchmark_arg(help: str = "benchmark name") -> Any:
-    return typer.Argument(..., help=help, callback=_callback(known_benchmark))
+def benchmark_arg(help: str = "benchmark name", required: bool = True) -> Any:
+    return typer.Argument(... if required else None, help=help, callback=_callback(known_benchmark), show_default=False)
 
 
 def library_arg(help: str = "library file") -> Any:
@@ -308,3 +330,15 @@ def port_option() -> Any:
 
 def retrieve_format_option() -> Any:
     return _opt("table", "--format", one_of(RETRIEVE_FORMATS), "table (default), json (results with prerequisites), anthropic (tool_reference blocks) or openai (a tool_search_output item); one JSON line per request")
+
+
+def tools_option(help: str = "your own tools: [NAMESPACE=]MODULE[:OBJECT] or [NAMESPACE=]path/to/file.py[:OBJECT] (repeatable)") -> Any:
+    return _opt(None, "--tools", tools_source, help)
+
+
+def config_option(help: str = "project file: libra.toml, or pyproject.toml with a tool.libra table") -> Any:
+    return _opt(None, "--config", project_file, help)
+
+
+def tasks_option(help: str = "your own tasks: JSON lines {\"id\", \"query\", \"gold\"}") -> Any:
+    return _opt(None, "--tasks", tasks_file, help)

@@ -371,7 +371,14 @@ def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
 
 
 def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
-    """A tool document (``name``/``description``/``parameters``, and ``response`` when the return is annotated)."""
+    """A tool document (``name``/``description``/``parameters``, and ``response`` when the return is annotated).
+
+    A function marked with :func:`libra.tool` adds what its author stated: per-parameter ``examples`` in the
+    parameter schemas, and ``group`` and ``metadata`` (its hints) in the document.
+    """
+    from ..decorators import hints_of
+
+    marks = hints_of(func)
     try:
         sig = inspect.signature(func)
     except (TypeError, ValueError):
@@ -390,6 +397,8 @@ def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
         schema = _hoist_defs(schema, defs)
         if doc.params.get(pname):
             schema["description"] = doc.params[pname]
+        if marks is not None and pname in marks.examples:
+            schema["examples"] = list(marks.examples[pname])
         if param.default is not inspect.Parameter.empty:
             ok, default = json_default(param.default)
             if ok and (default is not None or nullable):
@@ -404,5 +413,10 @@ def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
     response = response_schema(hints, doc.returns)
     if response is not None:
         document["response"] = response
+    if marks is not None:
+        if marks.group:
+            document["group"] = marks.group
+        if marks.metadata():
+            document["metadata"] = marks.metadata()
     return document
 

@@ -194,6 +194,9 @@ class PythonRuntime:
     sources per call and ``clock`` the instant calls see (``None``: the real clock). ``rejection`` maps a
     returned value to a rejection message or None (default :func:`error_key_rejection`; ``None`` disables).
     ``trusted`` is this runtime's declaration that its tools are pure Python and may run in-process.
+    ``names`` renames tools (default name ``Class.method``/``module.function`` -> published name), for catalogs
+    whose tools are known by their own names; ``instances`` gives per-class factories that make the instance a
+    fresh state starts from (e.g. a user's ``make_shop()``), in place of calling the class.
     """
 
     def __init__(
@@ -214,6 +217,8 @@ class PythonRuntime:
         rejection: Rejection | None = error_key_rejection,
         clock: _dt.datetime | None = FIXED_NOW,
         state_holders: Mapping[str, StateHolder] | None = None,
+        names: Mapping[str, str] | None = None,
+        instances: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         self.trusted = bool(trusted)
         self.classes: dict[str, type] = {}
@@ -227,6 +232,10 @@ class PythonRuntime:
         unknown = set(self.init_kwargs) - set(self.classes)
         if unknown:
             raise ToolRuntimeError(f"init_kwargs name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}")
+        self.instances = dict(instances or {})
+        unknown = set(self.instances) - set(self.classes)
+        if unknown:
+            raise ToolRuntimeError(f"instances name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}")
         self.load = load
         self.config: dict[str, Any] = dict(config or {})
         self.ignore_attrs = frozenset(ignore_attrs)
@@ -241,16 +250,17 @@ class PythonRuntime:
         entries: dict[str, _Entry] = {}
         introspected: list[dict[str, Any]] = []
         groups: dict[str, str] = {}
+        renamed = dict(names or {})
         for index, (cname, cls) in enumerate(self.classes.items()):
             for meth in public_methods(cls):
-                tname = f"{cname}.{meth}"
+                tname = renamed.get(f"{cname}.{meth}", f"{cname}.{meth}")
                 entries[tname] = _Entry(cname, index, meth, None)
                 introspected.append(tool_document(tname, getattr(cls, meth)))
                 groups[tname] = cname
         for module in modules:
             short = module.__name__.rsplit(".", 1)[-1]
             for fname in public_functions(module):
-                tname = f"{short}.{fname}"
+                tname = renamed.get(f"{short}.{fname}", f"{short}.{fname}")
                 if tname in entries:
                     raise ToolRuntimeError(f"tool {tname!r} is defined twice: rename the module or the class")
                 func = getattr(module, fname)
@@ -259,7 +269,7 @@ class PythonRuntime:
                 groups[tname] = short
         if docs is None:
             self.catalog = Catalog(
-                [Tool(name=d["name"], description=d["description"], parameters=d["parameters"], response=d.get("response"), group=groups[d["name"]]) for d in introspected],
+                [Tool(name=d["name"], description=d["description"], parameters=d["parameters"], response=d.get("response"), group=d.get("group") or groups[d["name"]], metadata=d.get("metadata") or {}) for d in introspected],
                 name=name,
             )
         else:
@@ -341,7 +351,8 @@ class PythonRuntime:
                 continue
             cname, klass = owner.name, owner.target
             try:
-                inst = klass(**self.init_kwargs.get(cname, {}))
+                make = self.instances.get(cname)
+                inst = make() if make is not None else klass(**self.init_kwargs.get(cname, {}))
                 if self.load is not None:
                     self.load(inst, copy.deepcopy(config.get(cname, {})))
                 if self.reseed_random:
