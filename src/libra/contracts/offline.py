@@ -772,6 +772,43 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
     return out
 
 
+#: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
+#: resolve to an object", "no such file", "does not exist", "unknown branch").
+_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist)\b", re.I)
+
+
+def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Literal inputs a success template passed that the tool refused as naming nothing: (parameter, message).
+
+    Why: the proposer decides from metadata alone whether a name is chosen by the call or refers to something
+    that exists (rules 10, 11), and verbs mislead it ("add" creates in one API and stages existing files in
+    another). When the tool's own refusal repeats the invented value and says it was not found, did not match or
+    does not exist, the input names an existing record: it becomes an observation, so values other calls
+    produce are offered to it like to any reference. Only a string value (or a list of strings) that the message
+    quotes verbatim counts, so a refusal about another input never turns this one.
+    """
+    out: list[tuple[str, str]] = []
+    templates = {t.name: t for t in contract.templates}
+    for fb in feedback:
+        t = templates.get(str(fb.get("template", "")))
+        if t is None or t.expected != "success":
+            continue
+        rec = record_dict(fb["record"])
+        if classify(contract, rec) == "success":
+            continue
+        message = rejection_message(rec) or ""
+        if not _MISSING.search(message):
+            continue
+        passed = fb.get("arguments", {}) or {}
+        for p, a in t.arguments.items():
+            if a.kind != "literal" or p in {q for q, _m in out} or passed.get(p, a.value) != a.value:
+                continue
+            values = a.value if isinstance(a.value, list) else [a.value]
+            if values and all(isinstance(v, str) and len(v.strip()) >= 3 for v in values) and any(v in message for v in values):
+                out.append((p, message))
+    return out
+
+
 def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
     """A revised contract from same-tool execution feedback, or None when nothing needs to change.
 
@@ -810,6 +847,14 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
         if CHECKED_LITERAL + param not in new.flags:
             new.flags.append(CHECKED_LITERAL + param)
         changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
+
+    for param, message in missing_references(new, feedback):
+        for template in new.templates:
+            arg = template.arguments.get(param)
+            if arg is not None and arg.kind == "literal" and template.expected == "success":
+                schema = tool.param_schema(param)
+                template.arguments[param] = Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
+        changed.append(f"{param}: observation (the tool refused the invented value as naming nothing: {_clip_message(message)})")
 
     successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]
     successes = [(a, r) for a, r in successes if classify(new, r) == "success"]
