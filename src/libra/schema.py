@@ -644,7 +644,7 @@ def _bound_value(kind: str, token: str, name: str, schema: dict[str, Any], curre
 
 
 #: A message saying a value may not hold whitespace ("cannot contain spaces", "no whitespace allowed").
-_NO_SPACES = re.compile(r"\b(?:spaces?|whitespace|blanks?)\b", re.I)
+_NO_SPACES = re.compile(r"\b(?:spaces?|whitespace|blanks?)\b", re.IGNORECASE)
 
 
 def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str) -> Any | None:

@@ -774,7 +774,7 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
 
 #: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
 #: resolve to an object", "no such file", "does not exist", "unknown branch").
-_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist)\b", re.I)
+_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist)\b", re.IGNORECASE)
 
 
 def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> list[tuple[str, str]]:
