@@ -12,12 +12,24 @@ the annotations). What it exercises, each a generic rule of the proposer or the 
 - ``add_to_index`` is named with a creating verb, yet its ``paths`` must name existing notes; it says so with
   "did not match any notes" quoting the invented path, and the revision makes the input an observation
   (``offline.missing_references``), so ``save_note -> add_to_index`` and ``add_to_index -> take_snapshot`` are found.
+- ``annotate`` takes a list of objects, each naming a label by ``label_name``; the refusal quotes the invented
+  name, so that leaf alone becomes a reference (``Contract.nested_references``) and created labels are offered
+  there, the rest of the literal unchanged.
 - Every refusal is raised, as validation in code does.
 """
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 from . import VALUE
+
+
+class Annotation(TypedDict):
+    """A comment attached to a label."""
+
+    label_name: str
+    comment: str
 
 
 class Notebook:
@@ -119,6 +131,17 @@ class Notebook:
         self.current_label = label_name
         return f"Switched to {label_name}"
 
+    def annotate(self, annotations: list[Annotation]) -> dict:
+        """Attach comments to labels.
+
+        :param annotations: Each comment with the label it is about.
+        :returns: How many comments were attached.
+        """
+        for a in annotations:
+            if a["label_name"] not in self.labels:
+                raise KeyError(f"label {a['label_name']} not found")
+        return {"attached": len(annotations)}
+
     def add_to_index(self, paths: list[str]) -> str:
         """Stage notes for the next snapshot.
 
@@ -155,6 +178,8 @@ DESIGNED = [
     ("Notebook.save_note", "Notebook.read_note", VALUE, "path", "path"),
     # A label must be created (with a name the tool accepts) before it can be used.
     ("Notebook.create_label", "Notebook.use_label", VALUE, "label_name", "label_name"),
+    # The label a comment is about is one that exists, named inside each list item.
+    ("Notebook.create_label", "Notebook.annotate", VALUE, "label_name", "annotations"),
     # Staging takes the path of a saved note; a snapshot needs something staged.
     ("Notebook.save_note", "Notebook.add_to_index", VALUE, "path", "paths"),
     ("Notebook.add_to_index", "Notebook.take_snapshot", "state", None, None),

@@ -34,6 +34,7 @@ order is deterministic, ends with the same library.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import heapq
 import json
@@ -142,7 +143,9 @@ class Item:
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
     state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
     number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
-    inside: bool = False  # the offered value is the folder the template's relative path literal is placed in
+    # "" (the value is the argument), "folder" (it is the folder the template's relative path literal is placed
+    # in: ``placed_path``) or "leaf" (it replaces the reference inside the template's structured literal)
+    placement: str = ""
 
 
 @dataclass
@@ -369,6 +372,25 @@ def path_inside(folder: Any, literal: Any) -> str | None:
     return f"{base}/{name}"
 
 
+def with_leaf(structure: Any, pointer: Sequence[str | int], value: str) -> Any | None:
+    """A copy of ``structure`` with the string leaf at ``pointer`` replaced by ``value``, or None when the pointer
+    does not lead to a string leaf."""
+    out = copy.deepcopy(structure)
+    node = out
+    for i, step in enumerate(pointer):
+        keyed = isinstance(node, dict) and isinstance(step, str) and step in node
+        indexed = isinstance(node, list) and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(node)
+        if not (keyed or indexed):
+            return None
+        if i == len(pointer) - 1:
+            if not isinstance(node[step], str):
+                return None
+            node[step] = value
+            return out
+        node = node[step]
+    return None
+
+
 def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
     """Whether a string on offer to one input is also what the call passes in another input it filled itself.
 
@@ -427,6 +449,7 @@ class Engine:
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
         self._checked_cache: dict[tuple[str, str], bool] = {}
         self._inside_cache: dict[tuple[str, str], bool] = {}
+        self._nested = {name: c.nested_references() for name, c in contracts.items()}
         self._shown_cache: dict[int, frozenset[str]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
@@ -557,7 +580,7 @@ class Engine:
             if param in fixed and arg.kind in ("observation", "literal"):
                 # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
                 pv = self.values[fixed[param]]
-                offer = path_inside(pv.value, arg.value) if item.inside else pv.value
+                offer = self._placed(item.tool, param, item.placement, pv.value, arg.value)
                 val = None if offer is None else self._fits(tool, param, offer)
                 if val is None:
                     return None
@@ -638,6 +661,17 @@ class Engine:
         """Whether a literal input receives offers: a number without a closed set (:func:`_offerable_literal`), or
         an input whose form the tool checks (:meth:`checked_form`)."""
         return _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
+
+    def _placed(self, consumer: str, param: str, placement: str, value: Any, literal: Any) -> Any | None:
+        """The argument an offer of ``value`` passes: the value itself, the template's path literal inside it (a
+        folder offer, :meth:`placed_path`), or the template's structured literal with its reference leaf replaced
+        (a leaf offer, :meth:`~libra.contracts.model.Contract.nested_references`); None when it cannot be placed."""
+        if placement == "folder":
+            return path_inside(value, literal)
+        if placement == "leaf":
+            pointer = self._nested.get(consumer, {}).get(param)
+            return None if pointer is None or not isinstance(value, str) else with_leaf(literal, pointer, value)
+        return value
 
     def placed_path(self, consumer: str, param: str) -> bool:
         """Whether a creating tool's path input, which its template fills with a relative literal, receives values
@@ -847,7 +881,7 @@ class Engine:
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
         sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, p) for p, v in item.fixed)
         self.enqueued += 1
-        heapq.heappush(self.queue if near and not (item.number_offer or item.inside) else self.far, (-round(float(sim), 6), self.enqueued, item))
+        heapq.heappush(self.queue if near and not (item.number_offer or item.placement) else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes or self.near_probes)
@@ -912,7 +946,7 @@ class Engine:
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
             budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
-            if item.number_offer or item.inside:
+            if item.number_offer or item.placement:
                 budget, limit = self.per_tool_numbers, cfg.number_offers_per_tool
             # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
             # tests early still gets them: the states that need them are often reached late.
@@ -992,7 +1026,7 @@ class Engine:
         if changed:
             # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
             # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
-            if node.depth >= self.config.max_depth or item.number_offer or item.inside:
+            if node.depth >= self.config.max_depth or item.number_offer or item.placement:
                 return
             target = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
             self.nodes.append(target)
@@ -1025,12 +1059,12 @@ class Engine:
             template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
             if template_literal is not _NO_LITERAL and template_literal == args[param]:
                 continue  # the value on offer is the template's own literal: the provider changed nothing
-            if item.inside:
-                # The control of a folder offer keeps the placement and changes only the folder, to one no call
-                # made: whether the call needed *that* folder, not whether it needed a folder at all (a tool that
-                # creates missing parents succeeds either way, and is no consumer of the folder).
-                inside = path_inside(sentinel_for({"type": "string"}), template_literal)
-                control = (False, inside) if inside is not None and self._fits(tool, param, inside) is not None else None
+            if item.placement:
+                # The control of a placed offer keeps the placement and changes only the value placed, to one no
+                # call made: whether the call needed *that* folder or record, not whether it needed one at all (a
+                # tool that creates missing parents succeeds either way, and is no consumer of the folder).
+                placed = self._placed(item.tool, param, item.placement, sentinel_for({"type": "string"}), template_literal)
+                control = (False, placed) if placed is not None and self._fits(tool, param, placed) is not None else None
             else:
                 alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
                 control = self.control_value(tool, param, args[param], alternatives, template_literal)
@@ -1044,7 +1078,7 @@ class Engine:
                 control_args[param] = lit
             # A free number, or a folder offer (any folder would do when the control succeeds too), shows no
             # compatibility when both calls succeed: only provenance can be concluded from such a test.
-            free_number = item.inside or template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
+            free_number = bool(item.placement) or template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
             wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_number))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
@@ -1164,7 +1198,8 @@ class Engine:
             for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
                 if not self._meant_for(pv, consumer):
                     continue
-                if self._fits(self.catalog[consumer], param, pv.value) is None:
+                leaf = self._nested.get(consumer, {}).get(param)
+                if leaf is None and self._fits(self.catalog[consumer], param, pv.value) is None:
                     self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
                     continue
                 pair = (pv.tool, pv.export, consumer, param)
@@ -1186,8 +1221,10 @@ class Engine:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
                     elif arg.kind == "literal" and numeric and not settled_or_spent and arg.value != pv.value:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
-                    elif arg.kind == "literal" and not settled_or_spent and self.placed_path(consumer, param) and path_inside(pv.value, arg.value) is not None:
-                        items.append(Item(target.id, consumer, ti, ((param, pv.id),), inside=True))
+                    elif arg.kind == "literal" and not settled_or_spent and (leaf is not None or self.placed_path(consumer, param)):
+                        placement = "leaf" if leaf is not None else "folder"
+                        if self._placed(consumer, param, placement, pv.value, arg.value) is not None:
+                            items.append(Item(target.id, consumer, ti, ((param, pv.id),), placement=placement))
         return items
 
     def _mixed_path(self, node: Node, group: str) -> bool:
