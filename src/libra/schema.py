@@ -569,7 +569,12 @@ def message_parameter(message: str, literals: dict[str, Any], others: Iterable[s
     by_value = [p for p, v in literals.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) in quoted]
     if len(by_value) == 1:
         return by_value[0]
-    return next(iter(literals)) if len(literals) == 1 else None
+    if len(literals) == 1:
+        return next(iter(literals))
+    # A value the message embeds in a longer token ("Invalid reference 'refs/heads/sample name'"): the tool
+    # rewrote the value into its own form before rejecting it, so the value still tells which input it was.
+    inside = [p for p, v in literals.items() if isinstance(v, str) and len(v) >= 3 and v in message]
+    return inside[0] if len(inside) == 1 else None
 
 
 def _options_in(message: str) -> list[str]:
@@ -638,6 +643,10 @@ def _bound_value(kind: str, token: str, name: str, schema: dict[str, Any], curre
     return num + step if t == "number" else None
 
 
+#: A message saying a value may not hold whitespace ("cannot contain spaces", "no whitespace allowed").
+_NO_SPACES = re.compile(r"\b(?:spaces?|whitespace|blanks?)\b", re.IGNORECASE)
+
+
 def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str) -> Any | None:
     """A literal for ``name`` that answers the tool's rejection ``message``, or None when the message says
     nothing usable. Tried in order: a required prefix or suffix, a listed set of allowed values, a stated
@@ -664,6 +673,10 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
             candidates.extend(lead.group(0) + o for o in options if isinstance(o, str) and not o.startswith(lead.group(0)))
     candidates.extend(o for o in options if o != current)
     low = message.lower()
+    if isinstance(current, str) and re.search(r"\s", current.strip()) and _NO_SPACES.search(message):
+        # "references cannot contain spaces": the same words joined, so the value keeps its meaning and only
+        # loses the characters the message forbids (names used as keys, refs and identifiers often refuse them).
+        candidates.append(re.sub(r"\s+", "_", current.strip()))
     if re.search(r"iso[ -]?8601|iso format|yyyy-mm-dd[t ]hh", low):
         candidates.append("2024-01-01T00:00:00")
     elif "yyyy-mm-dd" in low:

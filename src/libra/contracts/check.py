@@ -19,7 +19,7 @@ from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from .offline import OfflineProposer, json_type, literal_for, literal_repairs, schema_type, uncovered_leaves, words
+from .offline import OfflineProposer, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, words
 from ..schema import message_parameter, repair_literal
 from .outcome import classify, extract, rejection_message
 from .validate import validate_contract
@@ -594,7 +594,8 @@ class _Checker:
                 return True
         if any(classify(contract, r.record) == "unmatched" for r in self.contrast.get(tool, [])):
             return True
-        return bool(literal_repairs(contract, self.catalog[tool], self._feedback(tool)))
+        feedback = self._feedback(tool)
+        return bool(literal_repairs(contract, self.catalog[tool], feedback) or missing_references(contract, feedback))
 
     def _feedback(self, tool: str) -> list[dict[str, Any]]:
         """Same-tool feedback: every template's current run, then the calls kept as contrasts."""

@@ -8,6 +8,7 @@ describes and that tool's public parameter names.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -136,6 +137,10 @@ class Export:
 #: Flag prefix marking an input whose literal the tool's own validation refused and a revision repaired from the
 #: rejection message ("use one of mm, cm, m, km"): the input has a form the tool checks, so it is no free choice.
 CHECKED_LITERAL = "checked_literal:"
+#: Flag prefix marking a leaf inside a structured literal that names an existing record, as
+#: ``nested_reference:<input>:<JSON list of keys and indices>``: the tool refused the invented leaf as naming nothing,
+#: so values other calls produce are offered to that leaf (the rest of the literal stays the caller's choice).
+NESTED_REFERENCE = "nested_reference:"
 
 
 @dataclass
@@ -160,6 +165,18 @@ class Contract:
         """The inputs whose literal the tool refused and a revision repaired from its message (flagged with
         :data:`CHECKED_LITERAL`): inputs whose form the tool checks."""
         return {f[len(CHECKED_LITERAL):] for f in self.flags if f.startswith(CHECKED_LITERAL)}
+
+    def nested_references(self) -> dict[str, list[str | int]]:
+        """Input -> where in its structured literal a reference sits (flagged with :data:`NESTED_REFERENCE`)."""
+        out: dict[str, list[str | int]] = {}
+        for f in self.flags:
+            if f.startswith(NESTED_REFERENCE):
+                param, _, pointer = f[len(NESTED_REFERENCE):].partition(":")
+                try:
+                    out.setdefault(param, json.loads(pointer))
+                except ValueError:
+                    continue
+        return out
 
     def copy(self) -> "Contract":
         return Contract.from_dict(self.to_dict())

@@ -16,7 +16,7 @@ from typing import Any, Iterable
 
 from ..catalog import Tool
 from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
-from .model import CHECKED_LITERAL, MAX_REVISIONS, Argument, Contract, Export, Template
+from .model import CHECKED_LITERAL, MAX_REVISIONS, NESTED_REFERENCE, Argument, Contract, Export, Template
 from .outcome import (
     canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
     with_refusals,
@@ -772,6 +772,63 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
     return out
 
 
+#: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
+#: resolve to an object", "no such file", "does not exist", "unknown branch").
+_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist)\b", re.IGNORECASE)
+
+
+def string_leaves(value: Any, pointer: tuple[str | int, ...] = (), depth: int = 0) -> list[tuple[tuple[str | int, ...], str]]:
+    """(pointer, string) for every string leaf inside a structured value: keys and list indices from the top."""
+    if depth > 6:
+        return []
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items() for leaf in string_leaves(v, (*pointer, str(k)), depth + 1)]
+    if isinstance(value, list):
+        return [leaf for i, v in enumerate(value) for leaf in string_leaves(v, (*pointer, i), depth + 1)]
+    return [(pointer, value)] if isinstance(value, str) else []
+
+
+def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> list[tuple[str, str, list[str | int] | None]]:
+    """Literal inputs a success template passed that the tool refused as naming nothing: (parameter, message,
+    pointer), the pointer locating the refused leaf inside a structured literal (None: the whole value).
+
+    Why: the proposer decides from metadata alone whether a name is chosen by the call or refers to something
+    that exists (rules 10, 11), and verbs mislead it ("add" creates in one API and stages existing files in
+    another). When the tool's own refusal repeats the invented value and says it was not found, did not match or
+    does not exist, the input names an existing record: it becomes an observation, so values other calls
+    produce are offered to it like to any reference. Only a string value (or a list of strings) that the message
+    quotes verbatim counts, so a refusal about another input never turns this one. In a structured literal (a
+    list of objects) only the refused leaf names a record -- ``entityName`` among the contents to add to that
+    entity -- so only that leaf is marked (:data:`~.model.NESTED_REFERENCE`), once.
+    """
+    out: list[tuple[str, str, list[str | int] | None]] = []
+    templates = {t.name: t for t in contract.templates}
+    nested = contract.nested_references()
+    for fb in feedback:
+        t = templates.get(str(fb.get("template", "")))
+        if t is None or t.expected != "success":
+            continue
+        rec = record_dict(fb["record"])
+        if classify(contract, rec) == "success":
+            continue
+        message = rejection_message(rec) or ""
+        if not _MISSING.search(message):
+            continue
+        passed = fb.get("arguments", {}) or {}
+        for p, a in t.arguments.items():
+            if a.kind != "literal" or p in nested or p in {q for q, _m, _x in out} or passed.get(p, a.value) != a.value:
+                continue
+            values = a.value if isinstance(a.value, list) else [a.value]
+            if values and all(isinstance(v, str) and len(v.strip()) >= 3 for v in values):
+                if any(v in message for v in values):
+                    out.append((p, message, None))
+            elif isinstance(a.value, (dict, list)):
+                hits = [ptr for ptr, v in string_leaves(a.value) if len(v.strip()) >= 3 and v in message]
+                if len(hits) == 1:
+                    out.append((p, message, list(hits[0])))
+    return out
+
+
 def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
     """A revised contract from same-tool execution feedback, or None when nothing needs to change.
 
@@ -810,6 +867,18 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
         if CHECKED_LITERAL + param not in new.flags:
             new.flags.append(CHECKED_LITERAL + param)
         changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
+
+    for param, message, pointer in missing_references(new, feedback):
+        if pointer is not None:
+            new.flags.append(f"{NESTED_REFERENCE}{param}:{json.dumps(pointer)}")
+            changed.append(f"{param}: {'/'.join(map(str, pointer))} names an existing record (the tool refused the invented value: {_clip_message(message)})")
+            continue
+        for template in new.templates:
+            arg = template.arguments.get(param)
+            if arg is not None and arg.kind == "literal" and template.expected == "success":
+                schema = tool.param_schema(param)
+                template.arguments[param] = Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
+        changed.append(f"{param}: observation (the tool refused the invented value as naming nothing: {_clip_message(message)})")
 
     successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]
     successes = [(a, r) for a, r in successes if classify(new, r) == "success"]

@@ -192,6 +192,10 @@ REFUSAL_PAYLOAD: dict[str, Any] = {"anyOf": [REFUSAL_ITEM, {"type": "array", "mi
 FALSE_FLAG: dict[str, Any] = {"type": "object", "not": {"patternProperties": {FLAG_NAME: {"not": {"const": False}}}}}
 
 
+#: Text saying an action did nothing: "No changes were staged", "Nothing to commit", "No change made".
+NO_EFFECT_TEXT = r"(?i)^\W*(?:no changes?\b|nothing (?:to|was|were|has|have|changed)\b)"
+
+
 def refusal_schema(flags: bool) -> dict[str, Any]:
     """Records whose status says success but whose payload says the call was refused.
 
@@ -199,11 +203,15 @@ def refusal_schema(flags: bool) -> dict[str, Any]:
     every gate (a read that needs a sign-in looks like it works from the fresh state). With ``flags`` -- for
     tools that act or verify, never for reads, where a boolean is the answer -- an object whose verdict flag is
     false is a refusal too, provided the call changed nothing: turning a setting off may well report
-    ``{"wifi_status": false}``, and that call changed the state.
+    ``{"wifi_status": false}``, and that call changed the state. Likewise, for such tools, a reply that opens by
+    saying nothing was done (:data:`NO_EFFECT_TEXT`: "No changes were staged") on a call that changed nothing:
+    servers answer an action they could not perform that way, with no error flag, and counting it as a success
+    would make any value that reaches the action look like one it accepts.
     """
     ways: list[dict[str, Any]] = [{"properties": {"output": REFUSAL_PAYLOAD}}]
     if flags:
         ways.append({"properties": {"output": FALSE_FLAG, "state_changes": {"maxProperties": 0}}})
+        ways.append({"properties": {"output": {"type": "string", "pattern": NO_EFFECT_TEXT}, "state_changes": {"maxProperties": 0}}})
     return {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status", "output"], "anyOf": ways}
 
 
@@ -337,6 +345,7 @@ def _compiled_refusal(refusal_json: str) -> tuple[bool | None, tuple[str, ...]]:
 
 _FAILURE_RE = re.compile(FAILURE_TEXT)
 _FLAG_RE = re.compile(FLAG_NAME)
+_NO_EFFECT_RE = re.compile(NO_EFFECT_TEXT)
 _EMPTY = (None, "", False, 0, [], {})
 
 
@@ -362,11 +371,13 @@ def _standard_refusal(rec: Any, flags: bool) -> bool:
     out = rec["output"]
     if _item_refusal(out) or (isinstance(out, list) and out and all(_item_refusal(v) for v in out)):
         return True
-    if not flags or not isinstance(out, dict):
+    if not flags or not isinstance(out, (dict, str)):
         return False
     changes = rec.get("state_changes")
     if isinstance(changes, dict) and changes:
         return False
+    if isinstance(out, str):
+        return _NO_EFFECT_RE.search(out) is not None
     return any(v is False and _FLAG_RE.search(k) for k, v in out.items())
 
 

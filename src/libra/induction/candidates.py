@@ -61,7 +61,9 @@ def propagating_exports(contracts: dict[str, Contract]) -> list[ExportRef]:
 def candidate_compositions(catalog: Catalog, contracts: dict[str, Contract], executable_only: bool = False) -> list[Candidate]:
     """Every (provider export, consumer input) pair with compatible JSON types, provider != consumer."""
     tools = [t for t in catalog if (t.executable or not executable_only)]
-    inputs = [(t.name, p, t.param_schema(p)) for t in tools for p in t.param_names]
+    # An input whose structured literal holds a reference (Contract.nested_references) takes a string there.
+    nested = {(name, p) for name, c in contracts.items() for p in c.nested_references()}
+    inputs = [(t.name, p, {"type": "string"} if (t.name, p) in nested else t.param_schema(p)) for t in tools for p in t.param_names]
     out: list[Candidate] = []
     exports = [e for e in propagating_exports(contracts) if e.tool in catalog and (catalog[e.tool].executable or not executable_only)]
     accept_cache: dict[tuple[int, str | None], bool] = {}

@@ -34,6 +34,7 @@ order is deterministic, ends with the same library.
 
 from __future__ import annotations
 
+import copy
 import gzip
 import heapq
 import json
@@ -51,7 +52,7 @@ import jsonschema
 from .._io import atomic_open
 from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
-from ..contracts.offline import literal_for, schema_type, sentinel_for
+from ..contracts.offline import is_creation_tool, literal_for, schema_type, sentinel_for
 from ..schema import stated_form, words
 from ..contracts.outcome import classify, extract, rejection_message
 from ..library import Candidate, Relation, dedupe
@@ -60,7 +61,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 20  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 21  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -142,6 +143,9 @@ class Item:
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
     state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
     number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
+    # "" (the value is the argument), "folder" (it is the folder the template's relative path literal is placed
+    # in: ``placed_path``) or "leaf" (it replaces the reference inside the template's structured literal)
+    placement: str = ""
 
 
 @dataclass
@@ -161,7 +165,7 @@ class ValueTest:
     use: CallInfo
     vid: int
     control_args: dict[str, Any]
-    free_number: bool = False  # a literal input the tool is not known to check (the caller's free choice)
+    free_number: bool = False  # a literal input the tool is not known to check (the caller's free choice), or a folder offer
 
 
 @dataclass
@@ -353,6 +357,40 @@ def _filled(value: Any, state_changes: Any) -> bool:
     return False
 
 
+#: Words of an input that names a place in a file tree.
+PATH_WORDS = frozenset({"path", "filepath", "dirpath"})
+
+
+def path_inside(folder: Any, literal: Any) -> str | None:
+    """``literal`` (a relative path a template chose) placed inside ``folder`` (a value some call produced), or None
+    when either is no path: the folder must be a one-line string, the literal a relative path without ``..``."""
+    if not (isinstance(folder, str) and isinstance(literal, str)):
+        return None
+    base, name = folder.strip().rstrip("/"), literal.strip()
+    if not base or not name or len(base) > 255 or "\n" in base or name.startswith(("/", "~")) or ".." in name.split("/"):
+        return None
+    return f"{base}/{name}"
+
+
+def with_leaf(structure: Any, pointer: Sequence[str | int], value: str) -> Any | None:
+    """A copy of ``structure`` with the string leaf at ``pointer`` replaced by ``value``, or None when the pointer
+    does not lead to a string leaf."""
+    out = copy.deepcopy(structure)
+    node = out
+    for i, step in enumerate(pointer):
+        keyed = isinstance(node, dict) and isinstance(step, str) and step in node
+        indexed = isinstance(node, list) and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(node)
+        if not (keyed or indexed):
+            return None
+        if i == len(pointer) - 1:
+            if not isinstance(node[step], str):
+                return None
+            node[step] = value
+            return out
+        node = node[step]
+    return None
+
+
 def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
     """Whether a string on offer to one input is also what the call passes in another input it filled itself.
 
@@ -410,6 +448,8 @@ class Engine:
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
         self._checked_cache: dict[tuple[str, str], bool] = {}
+        self._inside_cache: dict[tuple[str, str], bool] = {}
+        self._nested = {name: c.nested_references() for name, c in contracts.items()}
         self._shown_cache: dict[int, frozenset[str]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
@@ -532,18 +572,23 @@ class Engine:
         args: dict[str, Any] = {}
         used: dict[str, int] = {}
         siblings = self._records(fixed.values())
+        # The values on offer are taken before any input is filled: a value offered to one input never also fills
+        # another as its sibling or best-named value (one value in two roles, see :func:`_offer_coincides`), also
+        # when the offer is passed as a one-element list.
+        offered = {v for p, v in fixed.items() if p in tmpl.arguments}
         for param, arg in tmpl.arguments.items():
             if param in fixed and arg.kind in ("observation", "literal"):
                 # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
                 pv = self.values[fixed[param]]
-                val = self._fits(tool, param, pv.value)
+                offer = self._placed(item.tool, param, item.placement, pv.value, arg.value)
+                val = None if offer is None else self._fits(tool, param, offer)
                 if val is None:
                     return None
                 args[param], used[param] = val, pv.id
                 continue
             if arg.kind == "literal":
                 args[param] = arg.value
-                sibling = self._sibling_value(item.tool, tool, param, siblings, used.values()) if self.offered_literal(item.tool, param) else None
+                sibling = self._sibling_value(item.tool, tool, param, siblings, offered | set(used.values())) if self.offered_literal(item.tool, param) else None
                 if sibling is not None:
                     # a field of the offered value's own record (the longitude beside an offered latitude)
                     args[param], used[param] = sibling[1], sibling[0].id
@@ -553,13 +598,13 @@ class Engine:
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, used.values())
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, used.values())
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -616,6 +661,37 @@ class Engine:
         """Whether a literal input receives offers: a number without a closed set (:func:`_offerable_literal`), or
         an input whose form the tool checks (:meth:`checked_form`)."""
         return _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
+
+    def _placed(self, consumer: str, param: str, placement: str, value: Any, literal: Any) -> Any | None:
+        """The argument an offer of ``value`` passes: the value itself, the template's path literal inside it (a
+        folder offer, :meth:`placed_path`), or the template's structured literal with its reference leaf replaced
+        (a leaf offer, :meth:`~libra.contracts.model.Contract.nested_references`); None when it cannot be placed."""
+        if placement == "folder":
+            return path_inside(value, literal)
+        if placement == "leaf":
+            pointer = self._nested.get(consumer, {}).get(param)
+            return None if pointer is None or not isinstance(value, str) else with_leaf(literal, pointer, value)
+        return value
+
+    def placed_path(self, consumer: str, param: str) -> bool:
+        """Whether a creating tool's path input, which its template fills with a relative literal, receives values
+        as the folder to create in (:func:`path_inside`). Cached.
+
+        Why: a tool that creates a file or folder at a path the caller chooses can create it inside a folder
+        another call made -- and often only there: a nested path fails until its parent exists. Offering the
+        produced path *as the parent* of the template's own name keeps the name the caller's choice and makes
+        that dependency testable: the call succeeds after the folder's creation and fails before it (a state
+        relation, found by the state test every success after a change gets). Only inputs named as paths
+        (:data:`PATH_WORDS`) of tools the proposer reads as creating something, so names, keys and contents are
+        never joined.
+        """
+        key = (consumer, param)
+        hit = self._inside_cache.get(key)
+        if hit is None:
+            tool = self.catalog[consumer]
+            hit = bool(set(words(param)) & PATH_WORDS) and is_creation_tool(tool) and schema_type(tool.param_schema(param)) in (None, "string")
+            self._inside_cache[key] = hit
+        return hit
 
     def _same_group_key(self, key: tuple[str, str], tool: Tool) -> bool:
         """A value from the consumer's own group (or the sandbox) is the likelier fit among equally named ones:
@@ -805,7 +881,7 @@ class Engine:
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
         sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, p) for p, v in item.fixed)
         self.enqueued += 1
-        heapq.heappush(self.queue if near and not item.number_offer else self.far, (-round(float(sim), 6), self.enqueued, item))
+        heapq.heappush(self.queue if near and not (item.number_offer or item.placement) else self.far, (-round(float(sim), 6), self.enqueued, item))
 
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes or self.near_probes)
@@ -870,7 +946,7 @@ class Engine:
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
             budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
-            if item.number_offer:
+            if item.number_offer or item.placement:
                 budget, limit = self.per_tool_numbers, cfg.number_offers_per_tool
             # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
             # tests early still gets them: the states that need them are often reached late.
@@ -950,7 +1026,7 @@ class Engine:
         if changed:
             # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
             # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
-            if node.depth >= self.config.max_depth or item.number_offer:
+            if node.depth >= self.config.max_depth or item.number_offer or item.placement:
                 return
             target = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
             self.nodes.append(target)
@@ -983,8 +1059,15 @@ class Engine:
             template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
             if template_literal is not _NO_LITERAL and template_literal == args[param]:
                 continue  # the value on offer is the template's own literal: the provider changed nothing
-            alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
-            control = self.control_value(tool, param, args[param], alternatives, template_literal)
+            if item.placement:
+                # The control of a placed offer keeps the placement and changes only the value placed, to one no
+                # call made: whether the call needed *that* folder or record, not whether it needed one at all (a
+                # tool that creates missing parents succeeds either way, and is no consumer of the folder).
+                placed = self._placed(item.tool, param, item.placement, sentinel_for({"type": "string"}), template_literal)
+                control = (False, placed) if placed is not None and self._fits(tool, param, placed) is not None else None
+            else:
+                alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
+                control = self.control_value(tool, param, args[param], alternatives, template_literal)
             if control is None:
                 self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
                 continue
@@ -993,7 +1076,9 @@ class Engine:
             control_args = {k: v for k, v in args.items() if k != param}
             if not omit:
                 control_args[param] = lit
-            free_number = template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
+            # A free number, or a folder offer (any folder would do when the control succeeds too), shows no
+            # compatibility when both calls succeed: only provenance can be concluded from such a test.
+            free_number = bool(item.placement) or template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
             wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_number))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
@@ -1100,7 +1185,9 @@ class Engine:
         or an input of a checked form with a literal (:meth:`offered_literal`): a timestamp, a coordinate or a unit
         one tool returns and another takes is a candidate like an id is, and such a literal is no less
         replaceable than an observation (its control is the template's own literal). Other literals (flags,
-        closed sets, free text) are the caller's choice and are not offered. These literal offers queue behind
+        closed sets, free text) are the caller's choice and are not offered, except that a creating tool's path
+        input takes a produced path as the folder its own name is placed in (:meth:`placed_path`), on the same
+        budget and rules as number offers. These literal offers queue behind
         the others, on their own budget (``BuildConfig.number_offers_per_tool``), are
         never state tests and explore no state (see :meth:`_on_success`); a value equal to the template's literal
         is no offer (the call would be the template's own).
@@ -1111,7 +1198,8 @@ class Engine:
             for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
                 if not self._meant_for(pv, consumer):
                     continue
-                if self._fits(self.catalog[consumer], param, pv.value) is None:
+                leaf = self._nested.get(consumer, {}).get(param)
+                if leaf is None and self._fits(self.catalog[consumer], param, pv.value) is None:
                     self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
                     continue
                 pair = (pv.tool, pv.export, consumer, param)
@@ -1133,6 +1221,10 @@ class Engine:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
                     elif arg.kind == "literal" and numeric and not settled_or_spent and arg.value != pv.value:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
+                    elif arg.kind == "literal" and not settled_or_spent and (leaf is not None or self.placed_path(consumer, param)):
+                        placement = "leaf" if leaf is not None else "folder"
+                        if self._placed(consumer, param, placement, pv.value, arg.value) is not None:
+                            items.append(Item(target.id, consumer, ti, ((param, pv.id),), placement=placement))
         return items
 
     def _mixed_path(self, node: Node, group: str) -> bool:
