@@ -34,9 +34,16 @@ def _group_members(pgid: int) -> list[int]:
     return alive
 
 
+def _as_from_a_terminal() -> None:
+    """A command started from a terminal has Ctrl-C's default disposition. A CI runner or ``nohup ... &`` may have
+    started the tests with SIGINT ignored, which a child inherits (and Python then never raises
+    KeyboardInterrupt), so the child gets the terminal's disposition back before it starts."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt_after(marker: str, args: list[str], cache: Path) -> tuple[subprocess.Popen[str], str, str]:
     """Start ``libra ARGS``, wait for ``marker`` on its stdout (work has started), press Ctrl-C."""
-    proc = subprocess.Popen([sys.executable, "-c", MAIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=cli_env(cache), start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-c", MAIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=cli_env(cache), start_new_session=True, preexec_fn=_as_from_a_terminal)
     seen = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -77,7 +84,15 @@ def test_ctrl_c_during_eval_exits_130(tmp_path):
     assert not list((tmp_path / "cache" / "libraries").glob("*.json.gz"))
 
 
-def test_interrupts_deferred_holds_ctrl_c_until_the_step_ends():
+@pytest.fixture
+def ctrl_c_raises():
+    """Python's own Ctrl-C handler for the test's duration, whatever disposition the test run inherited."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_interrupts_deferred_holds_ctrl_c_until_the_step_ends(ctrl_c_raises):
     from libra._interrupts import interrupts_deferred
 
     done = []
