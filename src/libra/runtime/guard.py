@@ -404,9 +404,12 @@ def _make_scratch() -> tuple[str, int]:
     """A fresh ``libra-call-*`` directory holding ``.lock`` (locked while its process lives) and ``cwd/``."""
     _sweep_stale()
     root = tempfile.mkdtemp(prefix="libra-call-")
-    lock = os.open(os.path.join(root, ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
-    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     os.mkdir(os.path.join(root, "cwd"))
+    # Locked under another name first, then renamed: another process's sweep only looks at ``.lock``, so it never
+    # sees this directory's lock free (it would remove the directory while this process sets it up).
+    lock = os.open(os.path.join(root, ".lock-new"), os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.rename(os.path.join(root, ".lock-new"), os.path.join(root, ".lock"))
     return root, lock
 
 
