@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-serve clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -41,7 +41,7 @@ test: setup appworld mcp-servers
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-serve
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -54,6 +54,10 @@ bench-state: setup
 # Server start, call latency and state restore/replay of the MCP runtime on real servers.
 bench-mcp: setup mcp-servers
 	$(BIN)/python benchmarks/bench_mcp.py
+
+# examples/workspace through the CLI: build wall time, relations, health, eval of its own tasks at K = 5 and 10.
+bench-workspace: setup mcp-servers
+	$(BIN)/python benchmarks/bench_workspace.py
 
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 bench-generalization: setup

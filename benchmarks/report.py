@@ -124,6 +124,16 @@ def main() -> None:
                   f"| stdio, one client | {srv['stdio']['calls']} | {srv['stdio']['p50_ms']:.1f} | {srv['stdio']['p99_ms']:.1f} | {srv['stdio']['errors']} |",
                   f"| HTTP, one client | {srv['http']['calls']} | {srv['http']['p50_ms']:.1f} | {srv['http']['p99_ms']:.1f} | {srv['http']['errors']} |",
                   f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} |", ""]
+    ws = _load("workspace")
+    if ws:
+        lines += ["## examples/workspace: four MCP servers in one sandbox", "",
+                  f"`{ws['command']}`: {ws['tools']} tools, {len(ws['relations'])} relations, wall time {ws['build_wall_seconds']} s "
+                  f"on {ws['machine']['cpus']} CPUs (whole command, server starts included). Tools never seen succeeding: "
+                  f"{', '.join(ws['health']['tools_never_succeeded']) or 'none'}.", "",
+                  "| method | K | P | R | NDCG |", "|---|---|---|---|---|"]
+        for k, methods in ws["eval"].items():
+            lines += [f"| {m} | {k} | {r['precision']:.1f} | {r['recall']:.1f} | {r['ndcg']:.1f} |" for m, r in methods.items()]
+        lines += ["", f"Eval over the example's {ws['n_tasks']} tasks (`examples/workspace/tasks.jsonl`). Relations:", "", "```", *ws["relations"], "```", ""]
     prop = _load("propagation")
     if prop:
         lines += ["## Propagation cost per query", "", "| graph | tools | edges | dense ms | + propagation ms | added ms | target |", "|---|---|---|---|---|---|---|"]

@@ -1,14 +1,13 @@
 """Build this example's library from Python: ``python examples/workspace/build.py [OUT]``.
 
-Installs the pinned servers if needed (``libra.runtime.mcp_setup``), puts their ``bin`` directories on PATH,
-creates the template when it is missing, reads ``libra.toml`` and builds with the offline proposer. It prints
+Installs the pinned servers if needed (``libra.runtime.mcp_setup``; the MCP runtime finds them in libra's server
+directories, no PATH edit), creates the template when it is missing, reads ``libra.toml`` and builds with the offline proposer. It prints
 the relations found, the build's health summary and its wall time.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 import tomllib
@@ -22,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 
 
 def main(out: str) -> int:
-    os.environ["PATH"] = os.pathsep.join([str(npm_servers_bin()), str(pypi_servers_bin()), os.environ.get("PATH", "")])
+    npm_servers_bin(), pypi_servers_bin()  # install (once): found there as bare commands
     if not (HERE / "template" / ".git").is_dir():
         from make_template import make_template
 

@@ -3,6 +3,8 @@
 A git repository cannot be committed inside another, so the template is made here rather than kept in the
 project. Commits use the same pinned identity and date as the MCP runtime gives its servers, so the template's
 commit hash is the same on every machine. Run it once before the first build; it replaces an existing template.
+
+    python examples/workspace/make_template.py [DIR]    # DIR defaults to examples/workspace/template
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 from libra.runtime.mcp_client import pinned_environment
@@ -33,4 +36,4 @@ def make_template(root: Path = HERE / "template") -> Path:
 
 
 if __name__ == "__main__":
-    print(make_template())
+    print(make_template(Path(sys.argv[1]).absolute() if len(sys.argv) > 1 else HERE / "template"))

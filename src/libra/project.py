@@ -148,7 +148,7 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
     """The ``[[mcp]]`` servers as the MCP runtime's server specs, checked by that spec (types, ``state``,
     timeouts) after the keys and the ``command``/``url`` rule are checked here with the file's own wording."""
     from .cli_options import http_url
-    from .runtime.mcp_client import ServerSpec
+    from .runtime.mcp_client import ServerSpec, find_command, missing_command_message
 
     servers: list[Any] = []
     for i, entry in enumerate(_tables(entries, path, "mcp"), 1):
@@ -167,6 +167,8 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
             raise ConfigError(f"{_where(path, section)}: missing key 'command' (a stdio server) or 'url' (a Streamable HTTP server)")
         if command is not None:
             _string(command, path, section, "command")
+            if "{" not in command and find_command(command) is None:
+                raise ConfigError(f"{_where(path, section)}: {missing_command_message(command)}")
         if url is not None:
             try:
                 http_url(_string(url, path, section, "url").replace("{sandbox}", "sandbox").replace("{port}", "1"))

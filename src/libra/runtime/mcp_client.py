@@ -150,6 +150,38 @@ class ServerSpec:
         return any("{port}" in (s or "") for s in (self.url, *self.args, *self.env.values()))
 
 
+def find_command(command: str, path: str | None = None) -> str | None:
+    """Where a server ``command`` is: an absolute path as it is, a bare name on ``path`` (the caller's ``PATH``
+    by default) and then in libra's managed server directories (:func:`libra.runtime.mcp_setup.managed_bin_dirs`,
+    what ``python -m libra.runtime.mcp_setup`` installs into), else None. A relative path with a directory part
+    (``./server.py``) is found from the server's working directory when it starts, so it is returned unchanged.
+
+    Why the second place: the servers libra pins live in caches outside any ``PATH``; looking there after ``PATH``
+    lets a project file name them by their usual command while a user's own install of the same command wins."""
+    from .mcp_setup import managed_bin_dirs
+
+    if os.sep in command:
+        return command if not os.path.isabs(command) or shutil.which(command) else None
+    found = shutil.which(command, path=path if path is not None else os.environ.get("PATH"))
+    if found is None:
+        found = shutil.which(command, path=os.pathsep.join(str(d) for d in managed_bin_dirs()))
+    return found
+
+
+def missing_command_message(command: str) -> str:
+    """One line saying a server command was found nowhere and how to get it (the pinned servers name their
+    installer)."""
+    from .mcp_setup import MANAGED_COMMANDS, managed_bin_dirs
+
+    where = ", ".join(str(d) for d in managed_bin_dirs())
+    fix = (
+        "install it with `python -m libra.runtime.mcp_setup` (or `make mcp-servers`)"
+        if command in MANAGED_COMMANDS
+        else "install it, put it on PATH or give its full path"
+    )
+    return f"command {command!r} not found on PATH nor in libra's server directories ({where}): {fix}"
+
+
 def pinned_environment() -> dict[str, str]:
     """What every server process gets before its own ``env``: the SDK's safe inherited variables plus pinned
     clock, locale and identity settings, so identical calls write identical files.
@@ -212,9 +244,11 @@ async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None
 
     from . import sandbox
 
-    relative = os.sep in argv[0] and not os.path.isabs(argv[0])  # found from the server's cwd: exec tells
-    if not relative and shutil.which(argv[0], path=env.get("PATH")) is None:  # one message, launcher or not
+    found = find_command(argv[0], env.get("PATH"))  # a relative path is found from the server's cwd: exec tells
+    if found is None:  # one message, launcher or not
         raise FileNotFoundError(errno.ENOENT, "no such executable file", argv[0])
+    if os.sep not in argv[0] and shutil.which(argv[0], path=env.get("PATH")) is None:
+        argv = [found, *argv[1:]]  # found in libra's managed server directories
     if not allow_network:
         argv = [sys.executable, "-I", "-S", "-c", _NO_NETWORK_LAUNCHER, sandbox.__file__, *argv]
     with open(log, "ab") as errlog:  # noqa: ASYNC230 - a local log file opens at once

@@ -81,6 +81,18 @@ def npm_servers_bin() -> Path:
     return root / "node_modules" / ".bin"
 
 
+#: the commands the pinned servers above install (what :func:`managed_bin_dirs` holds once installed)
+MANAGED_COMMANDS: tuple[str, ...] = ("mcp-server-git", "mcp-server-time", "mcp-server-filesystem", "mcp-server-memory")
+
+
+def managed_bin_dirs() -> tuple[Path, ...]:
+    """Where this module installs server commands, without installing anything: the PyPI servers' venv ``bin``
+    and the npm cache's ``node_modules/.bin``. The MCP runtime looks a bare ``command`` up here after ``PATH``,
+    so a project file can name ``mcp-server-git`` and work right after ``make mcp-servers`` with no PATH edit."""
+    root = cache_root()
+    return (root / "mcp-servers" / "bin", root / "npm" / "node_modules" / ".bin")
+
+
 def setup_all() -> dict[str, Path]:
     """Install everything; returns where each piece is."""
     return {"pypi": pypi_servers_bin(), "mcp1": mcp1_python(), "npm": npm_servers_bin()}
