@@ -592,3 +592,63 @@ def test_defect_13_a_read_repeating_what_its_path_was_given_gets_no_credit() -> 
         e = _edges(_build(Session, fixtures={"username": "ana", "password": "s3cret-pass"}, seed=seed))
         assert ("Session.sign_in", "Session.get_profile", "state", None, None) in e, (seed, sorted(e))
         assert not any(r[0] == "Session.get_profile" and r[1] == "Session.sign_in" for r in e), (seed, sorted(e))
+
+
+
+class Profile:
+    """One account holder's profile, and letters signed with whatever names the caller gives."""
+
+    def show_profile(self) -> dict:
+        """Show the account holder's profile."""
+        return {"first_name": "Ada", "last_name": "Lovelace", "email": "ada@example.com"}
+
+    def sign_letter(self, first_name: str, last_name: str) -> dict:
+        """Sign a letter with the name of an existing account holder.
+
+        Args:
+            first_name: The first name of the account holder.
+            last_name: The last name of the account holder.
+        """
+        if not first_name.strip() or not last_name.strip():
+            raise ValueError("both names are required")
+        return {"signed_by": f"{first_name} {last_name}"}
+
+
+def test_an_offer_does_not_permute_its_records_fields():
+    """A record's first name offered as the last name does not make the first-name input take the record's last name
+    (fix A). The swapped call succeeds, and so does its control (any last name will do), so the test concluded a
+    first_name -> last_name compatibility on name similarity alone (0.79 > tau), and last_name -> first_name the same
+    way. The record's own field for the first-name input is its first name, and that one is already on offer."""
+    e = _edges(_build(Profile))
+    mine = {(r[2], r[3], r[4]) for r in e if r[:2] == ("Profile.show_profile", "Profile.sign_letter")}
+    assert ("compatibility", "first_name", "first_name") in mine and ("compatibility", "last_name", "last_name") in mine, sorted(e)
+    assert not {(f, i) for _k, f, i in mine} & {("first_name", "last_name"), ("last_name", "first_name")}, sorted(e)
+
+
+class Mail:
+    """A mailbox: the inbox has one message, and any subject and body can be sent."""
+
+    def read_inbox(self) -> list[dict]:
+        """Read the messages in the inbox."""
+        return [{"sender": "bo@example.com", "subject": "Lunch on Friday?", "body": "Shall we meet at noon?"}]
+
+    def send_email(self, recipient: str, subject: str, body: str) -> dict:
+        """Send an email.
+
+        Args:
+            recipient: The recipient's email address.
+            subject: The subject line.
+            body: The text of the email.
+        """
+        if "@" not in recipient:
+            raise ValueError("recipient must be an email address")
+        return {"sent": {"to": recipient, "subject": subject, "body": body}}
+
+
+def test_a_free_text_literal_shows_no_compatibility():
+    """A subject and body the template fills with literals and the tool never checks are the caller's free choice,
+    text as much as numbers (fix A): the inbox's subject sent as a subject succeeds, and so does the template's own
+    subject, which shows only that any text will do. A known sandbox subject makes the call take the inbox's."""
+    e = _edges(_build(Mail, fixtures={"subject": "Status", "body": "All fine."}))
+    assert ("Mail.read_inbox", "Mail.send_email", "provenance", "sender", "recipient") in e, sorted(e)
+    assert not any(r[:2] == ("Mail.read_inbox", "Mail.send_email") and r[4] in ("subject", "body") for r in e), sorted(e)

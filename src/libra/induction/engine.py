@@ -61,7 +61,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 21  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 22  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -165,7 +165,7 @@ class ValueTest:
     use: CallInfo
     vid: int
     control_args: dict[str, Any]
-    free_number: bool = False  # a literal input the tool is not known to check (the caller's free choice), or a folder offer
+    free_choice: bool = False  # a literal input the tool is not known to check (the caller's free choice, text or number), or a placed offer
 
 
 @dataclass
@@ -305,10 +305,6 @@ def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
         if text and text.lower() in low:
             return None
     return " ".join(low.split())
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _written(value: Any, state_changes: Any) -> bool:
@@ -747,22 +743,37 @@ class Engine:
         the value (:meth:`_ranked_keys`) take a sibling, and a field fills one input only (``taken``: the values
         the binding already uses), or the call would get one value in two roles (see :func:`_offer_coincides`).
         Which relations a test can conclude is unchanged.
+
+        A field fills an input only if it is its record's best-named field for that input (what the name rule
+        would pick among the record's fields). When that field is already taken -- it is the value on offer, in
+        another input -- the input takes no sibling (None) and is filled as without this rule. Why: a caller
+        passes a record's fields in their own roles. A record's first name offered as a last name would otherwise
+        make the first-name input take the record's *last* name (the next best-named field, 0.79 alike): the
+        permuted call tests neither field, yet where it succeeds (any names will do) and so does its control,
+        name similarity alone concludes a ``first_name -> last_name`` compatibility. Ties count against the
+        sibling: a taken field named as well as it for the input leaves the role ambiguous.
         """
         if not siblings:
             return None
         taken = set(taken)
         allowed = {k: sim for sim, k in self._ranked_keys(consumer, param)}
         best: tuple[tuple[float, int], PoolValue, Any] | None = None
+        best_taken = float("-inf")  # the best name similarity of a record field already in another input
         for call in sorted({c for c, _r in siblings}):
             for vid in self.call_values.get(call, ()):
                 pv = self.values[vid]
                 sim = allowed.get((pv.tool, pv.export))
-                if sim is None or pv.id in taken or (pv.call, pv.record) not in siblings or not self._meant_for(pv, consumer):
+                if sim is None or (pv.call, pv.record) not in siblings or not self._meant_for(pv, consumer):
+                    continue
+                if pv.id in taken:
+                    best_taken = max(best_taken, sim)
                     continue
                 val = self._fits(tool, param, pv.value)
                 if val is not None and (best is None or (sim, -pv.id) > best[0]):
                     best = ((sim, -pv.id), pv, val)
-        return None if best is None else (best[1], best[2])
+        if best is None or best_taken >= best[0][0]:
+            return None  # no field of the record, or its best-named one is in another role already
+        return best[1], best[2]
 
     def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = ()) -> tuple[Any, ...] | None:
         """The pool value an incidental fill takes: a field of the offered value's own record first (see
@@ -1076,10 +1087,11 @@ class Engine:
             control_args = {k: v for k, v in args.items() if k != param}
             if not omit:
                 control_args[param] = lit
-            # A free number, or a folder offer (any folder would do when the control succeeds too), shows no
-            # compatibility when both calls succeed: only provenance can be concluded from such a test.
-            free_number = bool(item.placement) or template_literal is not _NO_LITERAL and _is_number(args[param]) and not self.checked_form(item.tool, param)
-            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_number))
+            # A free literal (text or number the tool never checked), or a folder offer (any folder would do when
+            # the control succeeds too), shows no compatibility when both calls succeed: only provenance can be
+            # concluded from such a test (see :meth:`_record_value_test`).
+            free_choice = bool(item.placement) or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
+            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
         """The values a success contributes to the pool of ``target`` (Algorithm 1, line 24: Extract).
@@ -1349,11 +1361,12 @@ class Engine:
         if verdict.kept:
             self._add_relation(Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence))
             return
-        # A number the template fills with a literal is the caller's free choice unless the tool checks its form
-        # (:meth:`checked_form`): the test can show that the tool needs the provider's number (the literal fails,
-        # the provider's works), but both succeeding shows only that any number will do, and name alignment alone
-        # (fuelLevel ~ fuelAmount) is no dependency.
-        if control.outcome == "success" and not t.free_number:
+        # An input the template fills with a literal is the caller's free choice unless the tool checks its form
+        # (:meth:`checked_form`), whether the literal is a number or text: the test can show that the tool needs
+        # the provider's value (the literal fails, the provider's works), but both succeeding shows only that any
+        # value will do, and name alignment alone (fuelLevel ~ fuelAmount, a reply's subject ~ an email's
+        # subject) is no dependency. Text reaches such an input as a sibling field or a known sandbox fact.
+        if control.outcome == "success" and not t.free_choice:
             verdict = judge_compatibility(use, control, sim, self.config.tau)
             if verdict.kept:
                 self._add_relation(Relation(pv.tool, t.use.tool, "compatibility", pv.export, param, sim, evidence))
