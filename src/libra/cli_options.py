@@ -125,6 +125,12 @@ def known_method(value: str) -> None:
     get_method(value)
 
 
+def known_agent_base(value: str) -> None:
+    from .eval.methods import check_agent_base
+
+    check_agent_base(value)
+
+
 def known_embedder(value: str) -> None:
     from .retrieval.embedders import parse_embedder
 
@@ -254,6 +260,18 @@ def methods_option(default: list[str], help: str = "retrieval method (repeatable
 
 def base_option(help: str = "base retriever: dense (default) or hybrid (BM25 + dense)") -> Any:
     return _opt("dense", "--base", known_base, help)
+
+
+def agent_base_option(help: str = "toolreagt: the method behind the agent's tool_retriever (default libra, the paper's agentic row)") -> Any:
+    return _opt(None, "--base", known_agent_base, help)
+
+
+def iterations_option(help: str = "toolreagt: most agent iterations per task (default 10)") -> Any:
+    return _opt(None, "--iterations", positive_int, help)
+
+
+def tgr_neighbours_option(help: str = "tgr-adapt: label each tool's pairs with its N nearest tools by dense cosine (default 10; 0 = every pair, quadratic)") -> Any:
+    return _opt(None, "--tgr-neighbours", non_negative_int, help)
 
 
 def library_option(help: str) -> Any:

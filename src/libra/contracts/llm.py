@@ -8,11 +8,10 @@ Why this module looks the way it does:
   :func:`~libra.contracts.validate.validate_contract`) spends one attempt and its problems go into the next one.
 - A tool whose budget runs out still gets a contract: the offline heuristic one, flagged ``llm_fallback`` so a
   report can say how much of a library really came from the model.
-- The official ``openai`` SDK is used (imported lazily) so vLLM, Ollama, llama.cpp and hosted APIs all work. Its
-  own retries are disabled: retries here are bounded and use a configurable base delay, which keeps tests fast
-  and makes the retry count visible in :attr:`LLMProposer.stats`.
-- Replies are cached on disk keyed by the model and a hash of the full request, so a rebuild replays the exact
-  same answers with zero calls -- the only way an LLM-built library can be reproduced.
+- Transport, retries and the reply cache are :mod:`libra.llm_client`'s, shared with the LLM retrieval methods:
+  the official ``openai`` SDK (so vLLM, Ollama, llama.cpp and hosted APIs all work), bounded retries visible in
+  :attr:`LLMProposer.stats`, and replies cached on disk keyed by the model and a hash of the full request, so a
+  rebuild replays the exact same answers with zero calls -- the only way an LLM-built library can be reproduced.
 - Prompts are package data (``contracts/prompts/``), written in libra's own words; the prompt for a tool holds
   that tool's public metadata and nothing about other tools, tasks or gold annotations (rules 39-40).
 """
@@ -20,23 +19,22 @@ Why this module looks the way it does:
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
-import random
 import re
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 from typing import Any, Literal
 
-from .._io import atomic_write_json
 from ..catalog import Catalog, Tool
-from ..errors import ConfigError, LibraError, MissingDependencyError
+from ..errors import ConfigError
+from ..llm_client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ChatClient, ChatConfig, ChatStats, LLMEndpointError, ReplyError, ResponseCache, parse_json_object
+from ..llm_client import Attempt as _Attempt
+from ..llm_client import BadRequest as _BadRequest
+from ..llm_client import TransportExhausted as _TransportExhausted
 from ..runtime.base import INVOCATION_RECORD_SCHEMA
 from .check import register_proposer
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
@@ -55,15 +53,13 @@ FEEDBACK_POLICY = "complete_same_tool"
 #: One initial call plus at most two feedback-driven revisions share this per-tool budget.
 CALL_BUDGET = 1 + MAX_REVISIONS
 FALLBACK_FLAG = "llm_fallback"
-ENV_API_KEY = ("LIBRA_LLM_API_KEY", "OPENAI_API_KEY")
-ENV_BASE_URL = "LIBRA_LLM_BASE_URL"
-ENV_MODEL = "LIBRA_LLM_MODEL"
+__all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "LLMConfig", "LLMProposer", "LLMProposerError", "LLMStats", "ReplyError", "ResponseCache", "build_messages", "contract_from_reply", "contract_rules", "make_llm_proposer", "parse_reply", "prompt_templates"]
 _MAX_FEEDBACK_STRING = 400
 _MAX_FEEDBACK_ITEMS = 20
 _MAX_REPLY_EXCERPT = 1500
 
 
-class LLMProposerError(LibraError):
+class LLMProposerError(LLMEndpointError):
     """The model endpoint cannot be used at all (unreachable, bad key, unknown model)."""
 
 
@@ -252,40 +248,18 @@ def build_messages(
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class ReplyError(ValueError):
-    """A reply that cannot become a contract; the message goes back to the model as a problem to fix."""
-
-
-_FENCE = re.compile(r"```[A-Za-z0-9_-]*\s*\n?(.*?)```", re.S)
-_THINK = re.compile(r"<think>.*?</think>", re.S | re.I)
-
-
 def parse_reply(text: str | None) -> dict[str, Any]:
     """The contract object in a model reply.
 
     Accepts a bare JSON object, one inside a Markdown code fence, or one wrapped as ``{"contract": {...}}``;
     reasoning blocks (``<think>...</think>``) and prose around a single object are ignored.
     """
-    if not text or not text.strip():
-        raise ReplyError("the reply was empty: return the contract as one JSON object")
-    body = _THINK.sub("", text).strip()
-    fenced = _FENCE.search(body)
-    if fenced:
-        body = fenced.group(1).strip()
     try:
-        obj = json.loads(body)
-    except json.JSONDecodeError as exc:
-        start, end = body.find("{"), body.rfind("}")
-        try:
-            if start < 0 or end <= start:
-                raise exc
-            obj = json.loads(body[start : end + 1])
-        except json.JSONDecodeError:
-            raise ReplyError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): return one JSON object") from None
-    if isinstance(obj, dict) and isinstance(obj.get("contract"), dict):
+        obj = parse_json_object(text)
+    except ReplyError as exc:
+        raise ReplyError(str(exc).replace("return one JSON object", "return the contract as one JSON object")) from None
+    if isinstance(obj.get("contract"), dict):
         obj = obj["contract"]
-    if not isinstance(obj, dict):
-        raise ReplyError(f"the reply is JSON {type(obj).__name__}, not an object: return the contract as one JSON object")
     return obj
 
 
@@ -348,104 +322,34 @@ def contract_from_reply(text: str | None, tool: Tool, *, revision: int = 0, prof
 # ---------------------------------------------------------------------------------------------------------------
 
 
-class ResponseCache:
-    """Model replies on disk, one JSON file per (model, request hash), so a rebuild replays them exactly.
-
-    One file per entry keeps concurrent writers independent: each write is atomic (temp file + rename), and two
-    threads writing the same key write the same content. Unusable replies are cached too, so a replay follows
-    the same attempts as the original build; transport failures are never cached.
-    """
-
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
-        if self.root.exists() and not self.root.is_dir():
-            raise ConfigError(f"LLM cache path {str(self.root)!r} is a file: pass a directory (it is created if missing)")
-
-    @staticmethod
-    def key(model: str, request: dict[str, Any]) -> str:
-        blob = json.dumps({"model": model, "request": request}, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-    def _path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
-            return None
-        return entry if isinstance(entry, dict) and entry.get("key") == key else None
-
-    def put(self, key: str, entry: dict[str, Any]) -> None:
-        atomic_write_json(self._path(key), {**entry, "key": key}, indent=None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self.root.glob("*/*.json")) if self.root.is_dir() else 0
-
-
 # ---------------------------------------------------------------------------------------------------------------
 # The proposer
 # ---------------------------------------------------------------------------------------------------------------
 
 
 @dataclass
-class LLMStats:
-    """What a build spent on the model; reported next to the library so its cost is visible."""
+class LLMStats(ChatStats):
+    """What a build spent on the model; reported next to the library so its cost is visible.
 
-    calls: int = 0  # chat calls the endpoint answered
-    requests: int = 0  # HTTP requests sent, retries included
-    retries: int = 0
-    cache_hits: int = 0
-    failures: int = 0  # attempts whose reply was unusable or whose transport retries ran out
-    fallbacks: int = 0  # tools whose initial contract is the offline one
+    ``fallbacks`` counts tools whose initial contract is the offline one; ``failures`` attempts whose reply was
+    unusable or whose transport retries ran out.
+    """
+
     revision_fallbacks: int = 0  # revisions done offline because the tool's budget was spent
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    total_tokens: int = 0
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
 
 
 @dataclass
-class LLMConfig:
+class LLMConfig(ChatConfig):
     """Everything that selects the endpoint and shapes the requests.
 
     ``rules``/``calling_convention`` are catalog-wide defaults; a tool overrides them with
     ``Tool.metadata["contract_rules"]`` / ``Tool.metadata["calling_convention"]``.
     """
 
-    base_url: str
-    model: str
-    api_key: str | None = None
-    temperature: float = 0.0
-    max_tokens: int | None = None
-    json_mode: bool = False
-    timeout: float = 120.0
-    max_retries: int = 4
-    retry_base_delay: float = 0.5
-    retry_max_delay: float = 8.0
-    concurrency: int = 4
-    cache_path: str | None = None
     rules: RuleProfile = "shared"
     calling_convention: CallingConvention = "signature"
     #: consecutive attempts that exhausted transport retries before the endpoint is declared unusable
     abort_after_transport_failures: int = 3
-
-    def resolved_api_key(self) -> str:
-        """Explicit key, else $LIBRA_LLM_API_KEY, else $OPENAI_API_KEY, else "EMPTY" (what local servers accept)."""
-        if self.api_key:
-            return self.api_key
-        for var in ENV_API_KEY:
-            if os.environ.get(var):
-                return os.environ[var]
-        return "EMPTY"
-
-
-@dataclass
-class _Attempt:
-    content: str | None
-    cached: bool
 
 
 class LLMProposer:
@@ -471,16 +375,12 @@ class LLMProposer:
             raise ConfigError(f"unknown contract rule profile {config.rules!r}: choose one of {list(RULE_PROFILES)}")
         if config.calling_convention not in CALLING_CONVENTIONS:
             raise ConfigError(f"unknown calling convention {config.calling_convention!r}: choose one of {list(CALLING_CONVENTIONS)}")
-        if config.concurrency < 1:
-            raise ConfigError(f"LLM concurrency must be at least 1, got {config.concurrency}")
         self.config = config
         self.stats = LLMStats()
-        self.cache = ResponseCache(config.cache_path) if config.cache_path else None
-        self._client = client
+        self.chat = ChatClient(config, self.stats, client=client, error=LLMProposerError, abort_after=config.abort_after_transport_failures, key_by_url=False)
+        self.cache = self.chat.cache
         self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(config.concurrency)
         self._used: dict[str, int] = {}
-        self._transport_streak = 0
         self._offline = OfflineProposer()
 
     # -- settings per tool ---------------------------------------------------------------------------------
@@ -500,100 +400,17 @@ class LLMProposer:
         """The chat messages this proposer would send for ``tool`` (see :func:`build_messages`)."""
         return build_messages(tool, rules=self.rules_for(tool), calling_convention=self.convention_for(tool), **kwargs)
 
-    # -- transport -----------------------------------------------------------------------------------------
+    # -- transport (see libra.llm_client) ---------------------------------------------------------------------
     @property
     def client(self) -> Any:
-        if self._client is None:
-            with self._lock:
-                if self._client is None:
-                    try:
-                        import openai
-                    except ImportError:
-                        raise MissingDependencyError("the llm proposer needs the openai package: pip install 'libra-tools[openai]'") from None
-                    self._client = openai.OpenAI(
-                        api_key=self.config.resolved_api_key(), base_url=self.config.base_url, max_retries=0, timeout=self.config.timeout
-                    )
-        return self._client
-
-    def _request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
-        req: dict[str, Any] = {"model": self.config.model, "messages": messages, "temperature": self.config.temperature}
-        if self.config.max_tokens is not None:
-            req["max_tokens"] = self.config.max_tokens
-        if self.config.json_mode:
-            req["response_format"] = {"type": "json_object"}
-        return req
+        return self.chat.client
 
     def _bump(self, **counts: int) -> None:
-        with self._lock:
-            for k, v in counts.items():
-                setattr(self.stats, k, getattr(self.stats, k) + v)
-
-    def _retry_delay(self, attempt: int, exc: Exception) -> float:
-        delay = self.config.retry_base_delay * (2**attempt)
-        headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-        try:
-            delay = max(delay, float(headers.get("retry-after", 0)))
-        except (TypeError, ValueError):
-            pass
-        # A little jitter keeps concurrent workers from retrying in lockstep.
-        return min(self.config.retry_max_delay, delay) * (1 + 0.1 * random.random())
-
-    def _send(self, req: dict[str, Any]) -> str | None:
-        """One chat call with bounded exponential backoff on 408/409/429/5xx and connection errors.
-
-        Raises :class:`LLMProposerError` at once for errors no retry can fix (bad key, unknown model or URL) and
-        ``_TransportExhausted`` when every retry failed.
-        """
-        client = self.client  # raises the install hint first when the SDK is missing
-        import openai
-
-        last: Exception | None = None
-        for attempt in range(self.config.max_retries + 1):
-            if attempt:
-                self._bump(retries=1)
-                time.sleep(self._retry_delay(attempt - 1, last))  # type: ignore[arg-type]
-            self._bump(requests=1)
-            try:
-                with self._slots:
-                    resp = client.chat.completions.create(**req)
-            except openai.APIStatusError as exc:
-                code = exc.status_code
-                if code in (401, 403):
-                    raise LLMProposerError(f"the LLM endpoint refused the API key (HTTP {code}): set LIBRA_LLM_API_KEY or OPENAI_API_KEY") from None
-                if code == 404:
-                    raise LLMProposerError(f"the LLM endpoint has no model {self.config.model!r} or no chat API at {self.config.base_url} (HTTP 404): check --llm-base-url (usually ends in /v1) and --llm-model") from None
-                if code in (408, 409, 429) or code >= 500:
-                    last = exc
-                    continue
-                raise _BadRequest(f"the endpoint rejected the request (HTTP {code}): {exc.message}") from None
-            except (openai.APIConnectionError, openai.APITimeoutError) as exc:
-                last = exc
-                continue
-            self._bump(calls=1)
-            usage = getattr(resp, "usage", None)
-            if usage is not None:
-                self._bump(
-                    prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                    completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                    total_tokens=int(getattr(usage, "total_tokens", 0) or 0),
-                )
-            choices = getattr(resp, "choices", None) or []
-            return choices[0].message.content if choices and choices[0].message is not None else None
-        raise _TransportExhausted(f"{last.__class__.__name__}: {getattr(last, 'message', None) or last}")
+        self.chat.bump(**counts)
 
     def _ask(self, messages: list[dict[str, str]]) -> _Attempt:
         """A reply for these messages, from the cache when possible."""
-        req = self._request(messages)
-        key = ResponseCache.key(self.config.model, req) if self.cache is not None else ""
-        if self.cache is not None:
-            entry = self.cache.get(key)
-            if entry is not None:
-                self._bump(cache_hits=1)
-                return _Attempt(entry.get("content"), True)
-        content = self._send(req)
-        if self.cache is not None:
-            self.cache.put(key, {"model": self.config.model, "content": content})
-        return _Attempt(content, False)
+        return self.chat.ask(messages)
 
     # -- budget --------------------------------------------------------------------------------------------
     def _take(self, tool: str, contract: Contract | None) -> bool:
@@ -628,18 +445,11 @@ class LLMProposer:
             except _TransportExhausted as exc:
                 self._bump(failures=1)
                 problems.append(f"transport: {exc}")
-                with self._lock:
-                    self._transport_streak += 1
-                    streak = self._transport_streak
-                if streak >= self.config.abort_after_transport_failures:
-                    raise LLMProposerError(f"the LLM endpoint {self.config.base_url} kept failing after {self.config.max_retries} retries ({exc}): check that the server is up") from None
                 continue
             except _BadRequest as exc:
                 self._bump(failures=1)
                 problems.append(str(exc))
                 continue
-            with self._lock:
-                self._transport_streak = 0
             try:
                 new = contract_from_reply(attempt.content, tool, revision=revision, profile=profile)
             except ReplyError as exc:
@@ -703,14 +513,6 @@ class LLMProposer:
                     f.cancel()
                 raise
         return {t.name: c for t, c in zip(tools, results)}
-
-
-class _TransportExhausted(Exception):
-    """Every retry of one chat call failed (connection, timeout, 429 or 5xx)."""
-
-
-class _BadRequest(Exception):
-    """The endpoint rejected this particular request (e.g. HTTP 400, context too long)."""
 
 
 def _same_contract(a: Contract, b: Contract) -> bool:

@@ -134,8 +134,8 @@ def recovered_cases(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[T
     return out[:limit]
 
 
-def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> None:
-    """A grouped bar chart of P/R/NDCG per method (matplotlib, PNG)."""
+def pyplot() -> Any:
+    """matplotlib's pyplot on the file-only Agg backend, or the install hint."""
     try:
         import matplotlib
 
@@ -145,6 +145,21 @@ def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> No
         from ..errors import MissingDependencyError
 
         raise MissingDependencyError("--plot needs matplotlib: pip install 'libra-tools[plot]'") from None
+    return plt
+
+
+def save_png(fig: Any, path: str | Any) -> None:
+    """Write a figure as PNG atomically (a failure is one line naming the path) and close it."""
+    plt = pyplot()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120)
+    plt.close(fig)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> None:
+    """A grouped bar chart of P/R/NDCG per method (matplotlib, PNG)."""
+    plt = pyplot()
     metrics = ("precision", "recall", "ndcg")
     x = np.arange(len(metrics))
     width = 0.8 / max(1, len(results))
@@ -159,7 +174,4 @@ def plot_methods(results: Sequence[dict[str, Any]], title: str, path: str) -> No
     ax.set_title(title)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120)
-    plt.close(fig)
-    atomic_write_bytes(path, buf.getvalue())  # atomic, and a failure is one line naming the path
+    save_png(fig, path)

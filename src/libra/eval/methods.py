@@ -25,6 +25,7 @@ class EvalOptions:
     library: str | None = None
     workers: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    llm: Any = None  # a libra.llm_client.ChatConfig: the endpoint of the LLM methods (None = not given)
 
 
 MethodFactory = Callable[[Benchmark, Catalog, EvalOptions], Any]
@@ -94,6 +95,78 @@ def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from ..retrieval.graph_methods import candidate_edges
 
     return _graph_retriever("schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts)
+
+
+# -- the paper's LLM-built methods (libra.retrieval.llm_methods) --------------------------------------------------
+def _llm_run(name: str, opts: EvalOptions) -> Any:
+    """A fresh run (own counters and fallbacks) on the configured endpoint; refuses at once without one."""
+    from dataclasses import replace
+
+    from ..retrieval.llm_methods import ENABLE_HINT
+    from ..retrieval.llm_methods.common import LLMRun
+
+    if opts.llm is None:
+        raise ConfigError(f"method {name} {ENABLE_HINT}")
+    return LLMRun(replace(opts.llm))
+
+
+@register_method("toolrex")
+def _toolrex(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Dense retrieval over each tool's document plus an LLM-written, LLM-checked profile (ToolREX)."""
+    from ..retrieval.llm_methods.toolrex import ToolRexRetriever
+
+    return ToolRexRetriever(_llm_run("toolrex", opts), opts.embedder, opts.document).fit(catalog)
+
+
+@register_method("tgr-adapt")
+def _tgr(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Dense retrieval over tool embeddings convolved along LLM-labelled dependencies (TGR-Adapt)."""
+    from ..retrieval.llm_methods.tgr import DEFAULT_NEIGHBOURS, TGRRetriever
+
+    neighbours = int(opts.extra.get("tgr_neighbours", DEFAULT_NEIGHBOURS))
+    return TGRRetriever(_llm_run("tgr-adapt", opts), opts.embedder, opts.document, neighbours).fit(catalog)
+
+
+@register_method("ego-trip")
+def _ego_trip(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """Tools of the ego graphs a dense search matches in an LLM-extracted knowledge graph (Ego-Trip)."""
+    from ..retrieval.llm_methods.egotrip import EgoTripRetriever
+
+    return EgoTripRetriever(_llm_run("ego-trip", opts), opts.embedder, opts.document).fit(catalog)
+
+
+DEFAULT_AGENT_BASE = "libra"
+
+
+@register_method("toolreagt")
+def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """A ReAct agent searching with ``tool_retriever`` backed by ``--base`` (default libra) for up to 10 turns."""
+    from ..retrieval.base import retrieve_names
+    from ..retrieval.llm_methods.toolreagt import MAX_ITERATIONS, ToolReAGtRetriever
+
+    run = _llm_run("toolreagt", opts)  # refuse before the base is built
+    base_name = str(opts.extra.get("agent_base") or DEFAULT_AGENT_BASE)
+    check_agent_base(base_name)
+    base = get_method(base_name)(bench, catalog, opts)
+    iterations = int(opts.extra.get("iterations", MAX_ITERATIONS))
+    return ToolReAGtRetriever(run, base, base_name, lambda qs, d: retrieve_names(base, catalog, qs, d), iterations).fit(catalog)
+
+
+def check_agent_base(name: str) -> None:
+    """The agent's retriever: any registered method except an agent itself."""
+    from ..retrieval.llm_methods import AGENTIC_METHODS
+
+    get_method(name)
+    if name.strip().lower() in AGENTIC_METHODS:
+        raise ConfigError(f"--base {name} is an agent itself: choose one of {', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}")
+
+
+def method_help() -> str:
+    """The ``--method`` help: every method, the LLM ones with the line that says how to enable them."""
+    from ..retrieval.llm_methods import ENABLE_HINT, LLM_METHODS
+
+    plain = [m for m in sorted(_METHODS) if m not in LLM_METHODS]
+    return f"retrieval method (repeatable): {', '.join(plain)}; the LLM methods {', '.join(LLM_METHODS)} each {ENABLE_HINT}"
 
 
 def available_methods() -> list[str]:

@@ -13,7 +13,7 @@ import numpy as np
 from .._io import atomic_write_json, atomic_write_text
 from ..benchmarks.base import Benchmark, Task
 from ..catalog import Catalog
-from ..retrieval.base import rank
+from ..retrieval.base import retrieve_names
 from .methods import EvalOptions, get_method
 from .metrics import Scores, evaluate
 
@@ -28,12 +28,8 @@ class MethodResult:
 
 
 def retrieve(retriever: Any, catalog: Catalog, queries: Sequence[str], depth: int) -> list[list[str]]:
-    """Top-``depth`` tool names per query; a retriever may offer ``retrieve`` itself (graph methods do)."""
-    if hasattr(retriever, "retrieve"):
-        return [list(r)[:depth] for r in retriever.retrieve(list(queries), depth)]
-    scores = np.asarray(retriever.score(list(queries)))
-    names = catalog.names
-    return [[names[i] for i in row] for row in rank(scores, depth)]
+    """Top-``depth`` tool names per query (see :func:`libra.retrieval.base.retrieve_names`)."""
+    return retrieve_names(retriever, catalog, queries, depth)
 
 
 #: How many tools a method returns per task unless it has its own candidate set size: the paper's default Kc.
@@ -56,9 +52,25 @@ def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[
     depth = candidate_depth(retriever, opts)
     rankings = retrieve(retriever, catalog, [t.query for t in tasks], depth)
     seconds = time.perf_counter() - t0
-    scores = evaluate([r[: opts.k] for r in rankings], [t.gold for t in tasks], opts.k)
+    golds = [t.gold for t in tasks]
+    scores = evaluate([r[: opts.k] for r in rankings], golds, opts.k)
     extra = {"score_space": retriever.used_score_space} if getattr(retriever, "used_score_space", None) else {}
+    if callable(getattr(retriever, "report", None)):
+        extra.update(retriever.report())  # LLM methods: calls, cache hits, recorded fallbacks
+    by_iteration = getattr(retriever, "by_iteration", None)
+    if by_iteration:
+        extra["by_iteration"] = iteration_scores(by_iteration, golds, opts.k)
     return MethodResult(method, scores, rankings, seconds, extra)
+
+
+def iteration_scores(by_iteration: Sequence[Sequence[Sequence[str]]], golds: Sequence[Any], k: int) -> list[dict[str, Any]]:
+    """P/R/NDCG@k of an agent's candidate sets after each iteration (Figure 2's curve), one entry per iteration."""
+    n = max((len(sets) for sets in by_iteration), default=0)
+    out = []
+    for i in range(n):
+        ranked = [list(sets[min(i, len(sets) - 1)])[:k] if sets else [] for sets in by_iteration]
+        out.append({"iteration": i + 1, **evaluate(ranked, golds, k).as_dict()})
+    return out
 
 
 def results_json(bench: Benchmark, k: int, n_tasks: int, results: Sequence[MethodResult]) -> dict[str, Any]:

@@ -46,3 +46,13 @@ def ranks(scores: np.ndarray) -> np.ndarray:
 def rankings_to_names(order: np.ndarray, catalog: Catalog) -> list[list[str]]:
     names = catalog.names
     return [[names[i] for i in row] for row in order]
+
+
+def retrieve_names(retriever: object, catalog: Catalog, queries: Sequence[str], depth: int) -> list[list[str]]:
+    """Top-``depth`` tool names per query; a retriever may offer ``retrieve`` itself (graph methods do)."""
+    own = getattr(retriever, "retrieve", None)
+    if own is not None:
+        return [list(r)[:depth] for r in own(list(queries), depth)]
+    scores = np.asarray(retriever.score(list(queries)))  # type: ignore[attr-defined]
+    names = catalog.names
+    return [[names[i] for i in row] for row in rank(scores, depth)]
