@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -41,7 +41,7 @@ test: setup appworld mcp-servers
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -65,6 +65,10 @@ bench-generalization: setup
 
 bench-llm: setup
 	$(BIN)/python benchmarks/bench_llm.py bfcl
+
+# The paper's LLM retrieval methods against the scripted stub endpoint: calls per tool/task and wall time (BFCL).
+bench-llm-methods: setup
+	$(BIN)/python benchmarks/bench_llm_methods.py bfcl
 
 # Tables 2-4 and 6 per benchmark: builds (or reuses) each library, then analyses it.
 bench-retrieval: setup appworld

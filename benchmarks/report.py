@@ -114,6 +114,18 @@ def main() -> None:
         lines += ["## LLM proposer against a local OpenAI-compatible stub (BFCL)", "",
                   f"First build: {llm['first_build']['http_requests']} chat requests for {llm['tools']} tools (limit {llm['max_calls_allowed']}); "
                   f"rebuild with the response cache: {llm['second_build']['http_requests']} requests; same edges: {llm['same_edges']}.", ""]
+    lm = _load("llm-methods-bfcl")
+    if lm:
+        lines += ["## LLM retrieval methods against the scripted stub endpoint (BFCL; costs only)", "",
+                  "| method | chat requests | per tool | per task | wall s | rerun requests |", "|---|---|---|---|---|---|"]
+        for name, row in lm["methods"].items():
+            lines.append(f"| {name} | {row['http_requests']} | {row['calls_per_tool']} | {row['calls_per_task']} | {row['wall_seconds']} | {row['rerun_http_requests']} |")
+        exp = lm["expected_calls"]
+        lines += ["", "| catalog | tools | toolrex | tgr-adapt (10 neighbours / all pairs) | ego-trip | toolreagt (max) |", "|---|---|---|---|---|---|"]
+        for cat, e in exp.items():
+            lines.append(f"| {cat} | {e['tools']} | {e['toolrex']['min']}-{e['toolrex']['max']} | <= {e['tgr-adapt']['max_neighbour_pairs']} / {e['tgr-adapt']['all_pairs']} | "
+                         f"{e['ego-trip']} | {e['toolreagt']['max_total']} |")
+        lines.append("")
     srv = _load("serve")
     if srv:
         st, load = srv["startup"], srv["http_load"]
