@@ -79,7 +79,7 @@ def main() -> None:
                 first, wall = run_eval(server.url, f"{tmp}/cache", f"{tmp}/{m}.json", bench, m)
                 calls = server.count - before
                 before = server.count
-                second, wall2 = run_eval(server.url, f"{tmp}/cache", f"{tmp}/{m}-again.json", bench, m)
+                _, wall2 = run_eval(server.url, f"{tmp}/cache", f"{tmp}/{m}-again.json", bench, m)
                 rows[m] = {
                     "http_requests": calls,
                     "calls_per_tool": round(calls / len(catalog), 3) if m != "toolreagt" else 0.0,

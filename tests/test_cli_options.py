@@ -54,6 +54,14 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("eval", "--score-space", CHOICE),
     ("eval", "--temperature", POSITIVE_NUMBER),
     ("eval", "--tasks", ["{missing}", "{dir}", "{file}"]),
+    ("eval", "--llm-base-url", URL),
+    ("eval", "--llm-model", TEXT),
+    ("eval", "--llm-cache", OUTPUT_DIR),
+    ("eval", "--llm-concurrency", POSITIVE_INT),
+    ("eval", "--base", ["magic", "toolreagt", ""]),
+    ("eval", "--iterations", POSITIVE_INT),
+    ("eval", "--tgr-neighbours", NON_NEGATIVE_INT),
+    ("eval", "--plot", OUTPUT),
     ("contracts", "benchmark", ["nope"]),
     ("contracts", "--out", OUTPUT),
     ("contracts", "--json", OUTPUT),
@@ -194,3 +202,9 @@ def test_cross_option_rules_still_fail_before_work(tmp_path, monkeypatch, capsys
     code, stdout, stderr = _run(["build", "shop-tasks", "--out", str(tmp_path / "l.json"), "--proposer", "llm"], capsys)
     assert code == 2 and stdout == "" and stderr.startswith("error: ") and "--llm-base-url" in stderr
     assert not (tmp_path / "l.json").exists() and not (tmp_path / "cache").exists()
+    # the LLM retrieval methods without an endpoint, and LLM settings without an LLM method
+    for argv in (["eval", "shop-tasks", "--method", "toolrex"], ["eval", "shop-tasks", "--method", "dense", "--llm-model", "m"],
+                 ["eval", "shop-tasks", "--method", "dense", "--iterations", "3"]):
+        code, stdout, stderr = _run(argv, capsys)
+        assert code == 2 and stdout == "" and stderr.count("\n") == 1 and stderr.startswith("error: "), stderr
+        assert not (tmp_path / "cache").exists()
