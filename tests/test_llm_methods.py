@@ -211,3 +211,33 @@ def test_cli_refuses_llm_methods_without_an_endpoint_and_lists_them() -> None:
         assert m in helptext
     proc = _cli("eval", "bfcl", "--method", "dense", "--base", "dense")
     assert proc.returncode == 2 and "--base only applies with --method toolreagt" in proc.stderr
+
+
+def test_cli_runs_the_agent_with_iteration_scores_plot_and_a_free_rerun(tmp_path, monkeypatch, capsys) -> None:
+    """``libra eval`` end to end in-process: the JSON holds the per-iteration scores and the LLM counters, the
+    plot is written, and a rerun on the same cache sends no request. (The dense base keeps it fast; the default
+    libra base runs in ``make bench-llm-methods``.)"""
+    from libra.benchmarks.registry import get_benchmark
+    from libra.cli import main
+
+    from . import cli_toys  # noqa: F401 - registers shop-tasks
+
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
+    cat = get_benchmark("shop-tasks").catalog()
+    with OpenAIStubServer(MethodResponder(cat, searches=2)) as srv:
+        argv = ["eval", "shop-tasks", "--method", "toolreagt", "--base", "dense", "--iterations", "4", "--llm-base-url", srv.url, "--llm-model", "stub",
+                "--llm-cache", str(tmp_path / "llm"), "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "it.png")]
+        with pytest.raises(SystemExit) as first:
+            main(argv)
+        served = srv.count
+        with pytest.raises(SystemExit) as second:
+            main([*argv[:-4], "--json", str(tmp_path / "r2.json")])
+        assert srv.count == served
+    capsys.readouterr()
+    assert first.value.code in (0, None) and second.value.code in (0, None)
+    [row] = json.loads((tmp_path / "r.json").read_text())["results"]
+    assert row["base"] == "dense" and row["llm"]["calls"] == served == 2 * 2  # one-line tasks: one search and an answer each
+    assert [p["iteration"] for p in row["by_iteration"]] == [1, 2, 3, 4] and row["fallbacks"] == 0
+    assert (tmp_path / "it.png").read_bytes()[:4] == b"\x89PNG"
+    [again] = json.loads((tmp_path / "r2.json").read_text())["results"]
+    assert again["llm"]["calls"] == 0 and again["llm"]["cache_hits"] == served and again["recall"] == row["recall"]
