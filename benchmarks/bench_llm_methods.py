@@ -82,8 +82,9 @@ def main() -> None:
                 _, wall2 = run_eval(server.url, f"{tmp}/cache", f"{tmp}/{m}-again.json", bench, m)
                 rows[m] = {
                     "http_requests": calls,
-                    "calls_per_tool": round(calls / len(catalog), 3) if m != "toolreagt" else 0.0,
-                    "calls_per_task": round(calls / len(tasks), 3) if m == "toolreagt" else 0.0,
+                    # construction is paid per tool, the agent per task (its base's construction is not an LLM cost)
+                    "calls_per_tool": round(calls / len(catalog), 3) if m != "toolreagt" else None,
+                    "calls_per_task": round(calls / len(tasks), 3) if m == "toolreagt" else None,
                     "wall_seconds": round(wall, 2),
                     "llm": first["llm"],
                     "fallbacks": first["fallbacks"],

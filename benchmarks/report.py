@@ -119,7 +119,8 @@ def main() -> None:
         lines += ["## LLM retrieval methods against the scripted stub endpoint (BFCL; costs only)", "",
                   "| method | chat requests | per tool | per task | wall s | rerun requests |", "|---|---|---|---|---|---|"]
         for name, row in lm["methods"].items():
-            lines.append(f"| {name} | {row['http_requests']} | {row['calls_per_tool']} | {row['calls_per_task']} | {row['wall_seconds']} | {row['rerun_http_requests']} |")
+            per = ["–" if row[k] is None else row[k] for k in ("calls_per_tool", "calls_per_task")]
+            lines.append(f"| {name} | {row['http_requests']} | {per[0]} | {per[1]} | {row['wall_seconds']} | {row['rerun_http_requests']} |")
         exp = lm["expected_calls"]
         lines += ["", "| catalog | tools | toolrex | tgr-adapt (10 neighbours / all pairs) | ego-trip | toolreagt (max) |", "|---|---|---|---|---|---|"]
         for cat, e in exp.items():
