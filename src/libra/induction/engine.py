@@ -59,6 +59,7 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
+from .memo import MemoStore
 from ..runtime.base import InvocationRecord, Runtime, State
 
 CHECKPOINT_VERSION = 22  # bump whenever the exploration changes: an old checkpoint must not be resumed
@@ -420,6 +421,7 @@ class Engine:
         similarity: Callable[[str, str], float],
         config: BuildConfig | None = None,
         fixtures: dict[str, Any] | None = None,
+        memo_path: str | Path | None = None,
     ) -> None:
         self.catalog = catalog
         # Sandbox facts the runtime was set up with (e.g. the test account's credentials): values a caller of the
@@ -466,7 +468,10 @@ class Engine:
         self.near_probes: deque[Item] = deque()  # probes of a state their own group's change created: see _pop
         self.enqueued = 0
         self.seen_items: set[tuple[str, ...]] = set()
-        self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
+        # Every invocation's record and resulting state, on disk (:mod:`.memo`): states the engine holds (nodes,
+        # results) are light, their payloads are fetched by content key for the calls of a wave. ``memo_path``
+        # None keeps the store in a temporary directory; a build passes the path next to its checkpoint.
+        self.memo = MemoStore(memo_path)
         self.per_tool: dict[str, int] = {}
         self.per_tool_probes: dict[str, int] = {}
         self.per_tool_numbers: dict[str, int] = {}
@@ -493,7 +498,8 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------------- setup
     def start(self) -> None:
-        root = Node(0, self.runtime.fresh(), None, 0)
+        self.memo.clear()
+        root = Node(0, self.memo.keep(self.runtime.fresh()), None, 0)
         self.nodes.append(root)
         for name in sorted(self.fixtures):
             pv = PoolValue(len(self.values), FIXTURE, name, self.fixtures[name], 0, -1)
@@ -516,22 +522,45 @@ class Engine:
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
+        known: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
         for k, c, why in zip(keys, calls, purposes):
-            if k in self.memo:
+            hit = known.get(k) or self.memo.get(k)
+            if hit is not None:
+                known[k] = hit
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
                 self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
         if todo:
-            batch = list(todo.values())
+            batch = [(self.memo.full(s), t, a) for s, t, a in todo.values()]
             if hasattr(self.runtime, "invoke_many"):
                 results = self.runtime.invoke_many(batch)  # type: ignore[attr-defined]
             else:
                 results = [self.runtime.invoke(s, t, a) for s, t, a in batch]
-            for k, (rec, st) in zip(todo, results):
-                self.memo[k] = (rec.to_dict() if isinstance(rec, InvocationRecord) else rec, st)
-            self.counters["executed_calls"] += len(batch)
-        return [self.memo[k] for k in keys]
+            del batch  # the full states of this wave: only the store's bounded cache keeps their parts
+            recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
+            lights = self.memo.put_many((k, rec, st) for k, rec, (_r, st) in zip(todo, recs, results))
+            known.update((k, (rec, light)) for k, rec, light in zip(todo, recs, lights))
+            self.counters["executed_calls"] += len(results)
+        return [known[k] for k in keys]
+
+    def held(self) -> dict[str, int]:
+        """How many entries the exploration holds in memory, per structure (the memo's caches included): what a
+        build's memory grows with, reported in its statistics."""
+        out = {
+            "nodes": len(self.nodes),
+            "values": len(self.values),
+            "calls": len(self.calls),
+            "queued_items": len(self.queue) + len(self.far) + len(self.probes) + len(self.near_probes),
+            "seen_items": len(self.seen_items),
+            "relations": len(self.relations),
+        }
+        out.update({f"memo_{k}": v for k, v in self.memo.held().items() if k.endswith("in_memory")})
+        return out
+
+    def close(self, remove: bool = False) -> None:
+        """Close the memo store (``remove`` deletes its files: the build is done)."""
+        self.memo.close(remove)
 
     # -------------------------------------------------------------------------------------------- binding
     def _lineage(self, node_id: int) -> list[Node]:
@@ -1406,13 +1435,14 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
-        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
+        # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
+        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed, "memo_rows": self.memo.sync()}
         payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
         # Streamed through fast gzip: a large build's pool of records and sandbox states compresses several-fold,
-        # and is never held in memory twice.
+        # and is never held in memory twice. (The memo's states, most of it, are in the store, not here.)
         with atomic_open(path) as fh, gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=1) as gz:
             pickle.dump(payload, gz, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -1425,8 +1455,8 @@ class Engine:
             return False  # unreadable, truncated or from an older format: start afresh
         if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
             return False
-        if any(k not in payload for k in self._CHECKPOINTED):
-            return False
+        if any(k not in payload for k in self._CHECKPOINTED) or not self.memo.truncate(int(payload.get("memo_rows", -1))):
+            return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         for k in self._CHECKPOINTED:
             setattr(self, k, payload[k])
         self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
