@@ -154,7 +154,7 @@ class CallInfo:
     node: int
     tool: str
     args: dict[str, Any]
-    record: dict[str, Any]
+    record: dict[str, Any] | None  # None once its wave is over: see Engine._record
     suppliers: tuple[int, ...] = ()  # the calls (in the call log) that produced the values it used
 
 
@@ -522,11 +522,9 @@ class Engine:
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
-        known: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
+        known = self.memo.get_many(keys)
         for k, c, why in zip(keys, calls, purposes):
-            hit = known.get(k) or self.memo.get(k)
-            if hit is not None:
-                known[k] = hit
+            if k in known:
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
@@ -967,12 +965,17 @@ class Engine:
         self.counters["work_items"] += len(batch)
         results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
         wave = Wave()
+        first_call = len(self.calls)
         for (item, args, used), (rec, new_state) in zip(batch, results):
             if classify(self.contracts[item.tool], rec) == "success":
                 self._on_success(item, args, used, rec, new_state, wave)
             elif item.fixed:
                 self._note_refusal(item, args, rec)
         self._run_tests(wave)
+        # The wave's records go back to the memo store: the call log keeps what a call was, not what it returned
+        # (read back by :meth:`_record` when a later relation's evidence or provenance needs it).
+        for info in self.calls[first_call:]:
+            info.record = None
         for it in wave.new_items:
             self._enqueue(it)
         return self._pending()
@@ -1212,7 +1215,8 @@ class Engine:
                 stack.extend(missing)
                 continue
             info = self.calls[c]
-            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, info.record.get("output"), info.record.get("state_changes")])}
+            record = self._record(info)
+            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, record.get("output"), record.get("state_changes")])}
             for s in info.suppliers:
                 own |= self._shown_cache[s]
             self._shown_cache[c] = frozenset(own)
@@ -1428,7 +1432,14 @@ class Engine:
 
     def _call_evidence(self, call_id: int) -> dict[str, Any]:
         info = self.calls[call_id]
-        return _call_json(info.tool, info.args, info.record)
+        return _call_json(info.tool, info.args, self._record(info))
+
+    def _record(self, info: CallInfo) -> dict[str, Any]:
+        """A logged call's record: held while its wave runs, then read back from the memo (it is the memoised
+        record of the call from its node's state, which is what the call log was given)."""
+        if info.record is not None:
+            return info.record
+        return self.memo[_key(self.nodes[info.node].state, info.tool, info.args)][0]
 
     # ------------------------------------------------------------------------------------------- results
     def result(self) -> list[Relation]:

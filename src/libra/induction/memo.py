@@ -47,6 +47,8 @@ RECORD_CACHE = 4096
 PART_CACHE_BYTES = 64 * 1024 * 1024
 #: state parts kept in memory at most, whatever their size (an in-process runtime's payloads are objects)
 PART_CACHE = 4096
+#: full states kept in memory (their parts are shared with the part cache): the states of one wave
+FULL_STATE_CACHE = 32
 #: state layouts (part names and keys) kept in memory
 STATE_CACHE = 4096
 
@@ -63,11 +65,14 @@ def digest(key: MemoKey) -> bytes:
 
 
 def _pack(obj: Any) -> bytes:
-    return zlib.compress(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL), 1)
+    """Pickled, compressed when that pays (a short rejection is left as it is): a tag byte says which."""
+    raw = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    return b"z" + zlib.compress(raw, 1) if len(raw) > 512 else b"p" + raw
 
 
 def _unpack(blob: bytes) -> Any:
-    return pickle.loads(zlib.decompress(blob))
+    blob = bytes(blob)
+    return pickle.loads(zlib.decompress(blob[1:]) if blob[:1] == b"z" else blob[1:])
 
 
 def _is_split(payload: Any) -> bool:
@@ -117,6 +122,8 @@ class MemoStore:
         self.records = PartStore(record_cache)  # digest -> (record, state fingerprint)
         self.layouts = PartStore(STATE_CACHE)  # fingerprint -> (split, parts)
         self.parts = _ByteLRU(PART_CACHE, part_cache_bytes)  # part key -> data
+        # fingerprint -> full state, for the few states a wave runs from; their parts are (mostly) the cached ones
+        self.full_states = PartStore(FULL_STATE_CACHE)
         # content keys this process stored (the tables hold them too): a state the engine sees again, or a part
         # many states share, is written once without asking the database
         self._known_states: set[str] = set()
@@ -144,6 +151,27 @@ class MemoStore:
             self.records.put(d, (rec, fp))
         return rec, State(fp)
 
+    def get_many(self, keys: Iterable[MemoKey]) -> dict[MemoKey, Entry]:
+        """The memoised entries of those ``keys`` that are memoised, looked up in a few queries."""
+        out: dict[MemoKey, Entry] = {}
+        ask: dict[bytes, MemoKey] = {}
+        for key in keys:
+            d = digest(key)
+            if self.records.touch(d):
+                rec, fp = self.records.get(d)
+                out[key] = (rec, State(fp))
+            else:
+                ask[d] = key
+        wanted = list(ask)
+        for i in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
+            chunk = wanted[i : i + 500]
+            rows = self.db.execute(f"SELECT key, record, state FROM memo WHERE key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            for d, blob, fp in rows:
+                rec = _unpack(blob)
+                self.records.put(d, (rec, fp))
+                out[ask[d]] = (rec, State(fp))
+        return out
+
     def __getitem__(self, key: MemoKey) -> Entry:
         hit = self.get(key)
         if hit is None:
@@ -155,14 +183,15 @@ class MemoStore:
         out = []
         self.db.execute("BEGIN")
         try:
+            rows = []
             for key, rec, state in entries:
-                light = self._keep(state)
+                out.append(self._keep(state))
                 d = digest(key)
-                self.db.execute("INSERT INTO memo (key, record, state) VALUES (?, ?, ?)", (d, _pack(rec), state.fingerprint))
+                rows.append((d, _pack(rec), state.fingerprint))
                 self.records.put(d, (rec, state.fingerprint))
-                self._rows += 1
-                out.append(light)
+            self.db.executemany("INSERT INTO memo (key, record, state) VALUES (?, ?, ?)", rows)
             self.db.execute("COMMIT")
+            self._rows += len(rows)
         except BaseException:
             self.db.execute("ROLLBACK")
             self._rows = self._count()
@@ -244,15 +273,18 @@ class MemoStore:
 
     def full(self, state: State) -> State:
         """The state with its payload, as a runtime needs it (light states are rebuilt from the store)."""
+        fp = state.fingerprint
         if state.payload is not None:
             return state
-        layout = self._layout(state.fingerprint)
+        if self.full_states.touch(fp):
+            return self.full_states.get(fp)
+        layout = self._layout(fp)
         if layout is None:
             return state  # never stored: a runtime whose states carry no payload
         split, parts = layout
-        if split:
-            return State(state.fingerprint, tuple(StatePart(name, key, self._part(key)) for name, key in parts))
-        return State(state.fingerprint, self._part(parts))
+        full = State(fp, tuple(StatePart(name, key, self._part(key)) for name, key in parts) if split else self._part(parts))
+        self.full_states.put(fp, full)
+        return full
 
     # -- checkpoints ---------------------------------------------------------------------------------
     def sync(self) -> int:
@@ -275,7 +307,7 @@ class MemoStore:
         for table in ("memo", "states", "parts"):
             self.db.execute(f"DELETE FROM {table}")
         self.db.execute("COMMIT")
-        for cache in (self.records, self.layouts, self.parts):
+        for cache in (self.records, self.layouts, self.parts, self.full_states):
             cache.items.clear()
         self.parts.bytes = 0
         self._known_states.clear()
@@ -291,6 +323,7 @@ class MemoStore:
         return {
             "records_in_memory": len(self.records.items),
             "states_in_memory": len(self.layouts.items),
+            "full_states_in_memory": len(self.full_states.items),
             "parts_in_memory": len(self.parts.items),
             "part_bytes_in_memory": self.parts.bytes,
             "known_keys": len(self._known_states) + len(self._known_parts),
