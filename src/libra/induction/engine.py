@@ -529,17 +529,25 @@ class Engine:
             elif k not in todo:
                 todo[k] = c
                 self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
-        if todo:
-            batch = [(self.memo.full(s), t, a) for s, t, a in todo.values()]
+        # New calls go to the runtime in chunks of a batch: a chunk's results (records and the full states the calls
+        # led to) are stored before the next chunk runs, so a wave of many thousand sweep calls never holds all of
+        # its snapshots at once. Each call's result depends on its own state and arguments only, so the chunking
+        # changes nothing the engine sees.
+        pending = list(todo.items())
+        step = max(1, self.config.batch_size)
+        for start in range(0, len(pending), step):
+            chunk = pending[start : start + step]
+            batch = [(self.memo.full(s), t, a) for _k, (s, t, a) in chunk]
             if hasattr(self.runtime, "invoke_many"):
                 results = self.runtime.invoke_many(batch)  # type: ignore[attr-defined]
             else:
                 results = [self.runtime.invoke(s, t, a) for s, t, a in batch]
-            del batch  # the full states of this wave: only the store's bounded cache keeps their parts
+            del batch
             recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
-            lights = self.memo.put_many((k, rec, st) for k, rec, (_r, st) in zip(todo, recs, results))
-            known.update((k, (rec, light)) for k, rec, light in zip(todo, recs, lights))
+            lights = self.memo.put_many((k, rec, st) for (k, _c), rec, (_r, st) in zip(chunk, recs, results))
+            known.update((k, (rec, light)) for (k, _c), rec, light in zip(chunk, recs, lights))
             self.counters["executed_calls"] += len(results)
+            del results
         return [known[k] for k in keys]
 
     def held(self) -> dict[str, int]:

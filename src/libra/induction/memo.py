@@ -30,10 +30,11 @@ import pickle
 import shutil
 import sqlite3
 import tempfile
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..runtime.base import State, StatePart
 from ..runtime.lru import PartStore
@@ -43,6 +44,8 @@ Entry = tuple[dict[str, Any], State]
 
 #: records kept in memory in front of the store (a wave re-reads the records of its own calls)
 RECORD_CACHE = 4096
+#: bytes of records (pickled) kept in memory at most
+RECORD_CACHE_BYTES = 32 * 1024 * 1024
 #: bytes of state parts kept in memory in front of the store: a wave runs from a few dozen states at most
 PART_CACHE_BYTES = 64 * 1024 * 1024
 #: state parts kept in memory at most, whatever their size (an in-process runtime's payloads are objects)
@@ -64,15 +67,17 @@ def digest(key: MemoKey) -> bytes:
     return hashlib.blake2b("\0".join(key).encode(), digest_size=16).digest()
 
 
-def _pack(obj: Any) -> bytes:
-    """Pickled, compressed when that pays (a short rejection is left as it is): a tag byte says which."""
+def _pack(obj: Any) -> tuple[bytes, int]:
+    """Pickled, compressed when that pays (a short rejection is left as it is; a tag byte says which), and the
+    pickle's length: what the object weighs in memory, roughly, whatever it compresses to."""
     raw = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    return b"z" + zlib.compress(raw, 1) if len(raw) > 512 else b"p" + raw
+    return (b"z" + zlib.compress(raw, 1) if len(raw) > 512 else b"p" + raw), len(raw)
 
 
-def _unpack(blob: bytes) -> Any:
+def _unpack(blob: bytes) -> tuple[Any, int]:
     blob = bytes(blob)
-    return pickle.loads(zlib.decompress(blob[1:]) if blob[:1] == b"z" else blob[1:])
+    raw = zlib.decompress(blob[1:]) if blob[:1] == b"z" else blob[1:]
+    return pickle.loads(raw), len(raw)
 
 
 def _is_split(payload: Any) -> bool:
@@ -84,22 +89,23 @@ def _size(data: Any) -> int:
 
 
 class _ByteLRU(PartStore):
-    """A :class:`PartStore` bounded by the bytes it holds as well as by its count."""
+    """A :class:`PartStore` bounded by the bytes it holds as well as by its count (``size`` measures an entry)."""
 
-    def __init__(self, capacity: int, max_bytes: int) -> None:
+    def __init__(self, capacity: int, max_bytes: int, size: Callable[[Any], int] = _size) -> None:
         super().__init__(capacity)
         self.max_bytes = max_bytes
+        self.size = size
         self.bytes = 0
 
-    def put(self, key: str, data: Any) -> None:
+    def put(self, key: Any, data: Any) -> None:
         old = self.items.pop(key, None)
         if old is not None:
-            self.bytes -= _size(old)
+            self.bytes -= self.size(old)
         self.items[key] = data
-        self.bytes += _size(data)
+        self.bytes += self.size(data)
         while len(self.items) > 1 and (len(self.items) > self.capacity or self.bytes > self.max_bytes):
             _, gone = self.items.popitem(last=False)
-            self.bytes -= _size(gone)
+            self.bytes -= self.size(gone)
 
 
 class MemoStore:
@@ -108,18 +114,21 @@ class MemoStore:
     ``path`` None keeps the store in a private temporary directory removed by :meth:`close`.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, record_cache: int = RECORD_CACHE, part_cache_bytes: int = PART_CACHE_BYTES) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None = None, record_cache: int = RECORD_CACHE, part_cache_bytes: int = PART_CACHE_BYTES, record_cache_bytes: int = RECORD_CACHE_BYTES) -> None:
         self._tmp: str | None = None
         if path is None:
             self._tmp = tempfile.mkdtemp(prefix="libra-memo-")
             path = os.path.join(self._tmp, "memo.sqlite")
+            # an engine dropped without close() (a script, a test) still leaves no directory behind
+            weakref.finalize(self, shutil.rmtree, self._tmp, True)
         self.path = Path(path)
         self.db = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         for stmt in _SCHEMA:
             self.db.execute(stmt)
-        self.records = PartStore(record_cache)  # digest -> (record, state fingerprint)
+        # digest -> (record, state fingerprint, its pickled size): records can be large (a diff of a big value)
+        self.records = _ByteLRU(record_cache, record_cache_bytes, size=lambda entry: entry[2])
         self.layouts = PartStore(STATE_CACHE)  # fingerprint -> (split, parts)
         self.parts = _ByteLRU(PART_CACHE, part_cache_bytes)  # part key -> data
         # fingerprint -> full state, for the few states a wave runs from; their parts are (mostly) the cached ones
@@ -142,13 +151,13 @@ class MemoStore:
         """The memoised (record, light state) of ``key``, or None."""
         d = digest(key)
         if self.records.touch(d):
-            rec, fp = self.records.get(d)
+            rec, fp, _n = self.records.get(d)
         else:
             row = self.db.execute("SELECT record, state FROM memo WHERE key=?", (d,)).fetchone()
             if row is None:
                 return None
-            rec, fp = _unpack(row[0]), row[1]
-            self.records.put(d, (rec, fp))
+            (rec, n), fp = _unpack(row[0]), row[1]
+            self.records.put(d, (rec, fp, n))
         return rec, State(fp)
 
     def get_many(self, keys: Iterable[MemoKey]) -> dict[MemoKey, Entry]:
@@ -158,7 +167,7 @@ class MemoStore:
         for key in keys:
             d = digest(key)
             if self.records.touch(d):
-                rec, fp = self.records.get(d)
+                rec, fp, _n = self.records.get(d)
                 out[key] = (rec, State(fp))
             else:
                 ask[d] = key
@@ -167,8 +176,8 @@ class MemoStore:
             chunk = wanted[i : i + 500]
             rows = self.db.execute(f"SELECT key, record, state FROM memo WHERE key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
             for d, blob, fp in rows:
-                rec = _unpack(blob)
-                self.records.put(d, (rec, fp))
+                rec, n = _unpack(blob)
+                self.records.put(d, (rec, fp, n))
                 out[ask[d]] = (rec, State(fp))
         return out
 
@@ -187,8 +196,9 @@ class MemoStore:
             for key, rec, state in entries:
                 out.append(self._keep(state))
                 d = digest(key)
-                rows.append((d, _pack(rec), state.fingerprint))
-                self.records.put(d, (rec, state.fingerprint))
+                blob, n = _pack(rec)
+                rows.append((d, blob, state.fingerprint))
+                self.records.put(d, (rec, state.fingerprint, n))
             self.db.executemany("INSERT INTO memo (key, record, state) VALUES (?, ?, ?)", rows)
             self.db.execute("COMMIT")
             self._rows += len(rows)
@@ -208,7 +218,7 @@ class MemoStore:
                 return
             for seq, blob, fp in rows:
                 last = seq
-                yield _unpack(blob), State(fp)
+                yield _unpack(blob)[0], State(fp)
 
     # -- states by content key -----------------------------------------------------------------------
     def keep(self, state: State) -> State:
@@ -322,6 +332,7 @@ class MemoStore:
         """What the store holds in memory (entries and bytes of its caches) and on disk: for stats and tests."""
         return {
             "records_in_memory": len(self.records.items),
+            "record_bytes_in_memory": self.records.bytes,
             "states_in_memory": len(self.layouts.items),
             "full_states_in_memory": len(self.full_states.items),
             "parts_in_memory": len(self.parts.items),
