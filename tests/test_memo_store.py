@@ -205,9 +205,9 @@ class Logbook(Journal):
 def test_memory_stays_bounded_on_a_catalog_of_large_states(tmp_path: Path) -> None:
     engine = _engine(ClassesBenchmark(Journal, Diary, Logbook), tmp_path / "memo.sqlite", max_depth=6, batch_size=16)
     engine.memo.close()
-    engine.memo = MemoStore(tmp_path / "memo.sqlite", record_cache=32, part_cache_bytes=400_000)
+    engine.memo = MemoStore(tmp_path / "memo.sqlite", record_cache=32, part_cache_bytes=400_000, record_cache_bytes=300_000)
     engine.start()
-    peaks = {"records_in_memory": 0, "part_bytes_in_memory": 0}
+    peaks = {"records_in_memory": 0, "record_bytes_in_memory": 0, "part_bytes_in_memory": 0}
     while engine.step():
         held = engine.memo.held()
         peaks = {k: max(v, held[k]) for k, v in peaks.items()}
@@ -215,6 +215,7 @@ def test_memory_stays_bounded_on_a_catalog_of_large_states(tmp_path: Path) -> No
     # what the build produced is far more than what it held: the caches kept their bounds throughout
     assert engine.counters["executed_calls"] == len(engine.memo) > 32
     assert peaks["records_in_memory"] <= 32
+    assert peaks["record_bytes_in_memory"] <= 300_000
     assert peaks["part_bytes_in_memory"] <= 400_000
     assert stored[1] > 10 * 400_000
     # the engine's own states are light: a node holds a fingerprint, never a snapshot

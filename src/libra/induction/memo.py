@@ -16,6 +16,11 @@ Three tables:
 - ``states(fp, split, parts)``: how to rebuild a state: its parts' (name, key) pairs, or one opaque payload;
 - ``parts(key, data)``: the content-addressed snapshots.
 
+What stays in memory is bounded: the records most recently used (:data:`RECORD_CACHE` entries and
+:data:`RECORD_CACHE_BYTES`), state parts (:data:`PART_CACHE_BYTES`), :data:`FULL_STATE_CACHE` full states and the
+layouts of recent states, plus the set of content keys already stored (a few dozen bytes per distinct state and
+part). The engine's call log gives its records back to the store after each wave (``Engine._record``).
+
 Crash safety: rows are committed once per batch (WAL journal), and :meth:`MemoStore.sync` makes everything
 durable before a checkpoint records how many memo rows it covers. Resuming cuts the memo back to that count
 (:meth:`MemoStore.truncate`), so a build killed between checkpoints resumes with exactly the memo its checkpoint
