@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -79,10 +80,17 @@ def main() -> None:
         kinds = sorted({e["kind"] for e in edges if e["provider"] == p and e["consumer"] == c})
         found.append({"provider": p, "consumer": c, "expected_kind": kind, "found_kinds": kinds, "ok": bool(kinds) and (kind is None or kind in kinds)})
     stats = data["stats"]
+    # Peak resident memory: the build's own figures (caller, largest worker, sampled total; see
+    # libra.induction.peak), and the largest process this script waited for, measured by the kernel.
+    peak = stats.get("peak_rss_mb")
+    waited = None if wall is None else round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
     payload = {
         "benchmark": args.benchmark,
         "command": " ".join(["libra"] + cmd[3:]),
         "process_wall_seconds": None if wall is None else round(wall, 1),
+        "peak_rss_mb": peak,
+        "largest_process_max_rss_mb": waited,
+        "target_peak_rss_mb": 2048,
         "stats": stats,
         "expected_relations": found,
         "paper_table5": PAPER.get(args.benchmark),
@@ -91,6 +99,8 @@ def main() -> None:
     path = save(f"build-{args.benchmark}", payload)
     print(f"{args.benchmark}: {stats['tools']} tools, {stats['candidate_compositions']:,} candidates, "
           f"{stats['value_relations']} value + {stats['state_relations']} state relations, wall {stats['wall_seconds']:.1f}s -> {path}")
+    if peak:
+        print(f"  peak resident memory: caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} MB, total {peak['total']:.0f} MB")
     for f in found:
         print(f"  {'ok ' if f['ok'] else 'MISSING'} {f['provider']} -> {f['consumer']} {f['found_kinds']}")
 

@@ -27,6 +27,7 @@ from ..retrieval.fields import FieldEncoder
 from .health import health_summary, rejection_messages, warn
 from .candidates import candidate_compositions
 from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
+from .peak import PeakMemory
 
 
 @dataclass
@@ -214,7 +215,10 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
     out_path = Path(out) if out else None
     ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
     t0 = time.perf_counter()
+    peak = PeakMemory()
     runtime = open_runtime(bench, opts.workers)
+    cleanup: list[Engine] = []
+    done = False
     try:
         proposer = get_proposer(opts.proposer)
         log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
@@ -236,7 +240,8 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
                 v = sim_cache[key] = encoder.similarity(a, b)
             return v
 
-        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures)
+        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures, memo_path=memo_path(ckpt) if ckpt else None)
+        cleanup.append(engine)
         identity = _identity(catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures)
         resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
         if resumed:
@@ -249,6 +254,7 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
         with _Progress(opts.progress, f"inducing {bench.name}") as bar:
             while engine.step():
                 bar.update(engine)
+                peak.sample()
                 if ckpt and time.perf_counter() - last_ckpt >= interval:
                     started = time.perf_counter()
                     engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + started - t0)
@@ -257,6 +263,7 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
                     interval = max(opts.config.checkpoint_every_s, 20 * (last_ckpt - started))
             bar.update(engine)
         relations = engine.result()
+        peak.sample(force=True)
         wall = engine.elapsed_before_resume + time.perf_counter() - t0
         counts = {"provenance": 0, "compatibility": 0, "state": 0}
         for r in relations:
@@ -279,6 +286,10 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
             "workers": default_workers() if opts.workers is None else opts.workers,
             # how tools were kept off the network (see libra.runtime.sandbox); in-process runtimes block nothing
             "network_isolation": getattr(runtime, "network_isolation", "allowed"),
+            # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk
+            "peak_rss_mb": peak.to_dict(),
+            "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
+            "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]
         succeeded = {c.tool for c in engine.calls} | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
@@ -307,8 +318,16 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
             library.save(out_path)
             if ckpt and ckpt.exists():
                 ckpt.unlink()
+        done = True
         if stats["health"]["warning"]:
             warn(stats["health"]["warning"], opts.progress)
         return library
     finally:
+        for engine in cleanup:
+            engine.close(remove=done)  # a build that stopped early keeps its memo next to its checkpoint
         runtime.close()
+
+
+def memo_path(ckpt: Path) -> Path:
+    """Where a build's memo store lives: next to its checkpoint (``<library>.ckpt-memo.sqlite``), as its memo part."""
+    return ckpt.with_name(ckpt.name + "-memo.sqlite")

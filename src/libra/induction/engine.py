@@ -59,6 +59,7 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
+from .memo import MemoStore
 from ..runtime.base import InvocationRecord, Runtime, State
 
 CHECKPOINT_VERSION = 22  # bump whenever the exploration changes: an old checkpoint must not be resumed
@@ -153,7 +154,7 @@ class CallInfo:
     node: int
     tool: str
     args: dict[str, Any]
-    record: dict[str, Any]
+    record: dict[str, Any] | None  # None once its wave is over: see Engine._record
     suppliers: tuple[int, ...] = ()  # the calls (in the call log) that produced the values it used
 
 
@@ -420,6 +421,7 @@ class Engine:
         similarity: Callable[[str, str], float],
         config: BuildConfig | None = None,
         fixtures: dict[str, Any] | None = None,
+        memo_path: str | Path | None = None,
     ) -> None:
         self.catalog = catalog
         # Sandbox facts the runtime was set up with (e.g. the test account's credentials): values a caller of the
@@ -466,7 +468,10 @@ class Engine:
         self.near_probes: deque[Item] = deque()  # probes of a state their own group's change created: see _pop
         self.enqueued = 0
         self.seen_items: set[tuple[str, ...]] = set()
-        self.memo: dict[tuple[str, str, str], tuple[dict[str, Any], State]] = {}
+        # Every invocation's record and resulting state, on disk (:mod:`.memo`): states the engine holds (nodes,
+        # results) are light, their payloads are fetched by content key for the calls of a wave. ``memo_path``
+        # None keeps the store in a temporary directory; a build passes the path next to its checkpoint.
+        self.memo = MemoStore(memo_path)
         self.per_tool: dict[str, int] = {}
         self.per_tool_probes: dict[str, int] = {}
         self.per_tool_numbers: dict[str, int] = {}
@@ -493,7 +498,8 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------------- setup
     def start(self) -> None:
-        root = Node(0, self.runtime.fresh(), None, 0)
+        self.memo.clear()
+        root = Node(0, self.memo.keep(self.runtime.fresh()), None, 0)
         self.nodes.append(root)
         for name in sorted(self.fixtures):
             pv = PoolValue(len(self.values), FIXTURE, name, self.fixtures[name], 0, -1)
@@ -516,22 +522,51 @@ class Engine:
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
+        known = self.memo.get_many(keys)
         for k, c, why in zip(keys, calls, purposes):
-            if k in self.memo:
+            if k in known:
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
                 self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
-        if todo:
-            batch = list(todo.values())
+        # New calls go to the runtime in chunks of a batch: a chunk's results (records and the full states the calls
+        # led to) are stored before the next chunk runs, so a wave of many thousand sweep calls never holds all of
+        # its snapshots at once. Each call's result depends on its own state and arguments only, so the chunking
+        # changes nothing the engine sees.
+        pending = list(todo.items())
+        step = max(1, self.config.batch_size)
+        for start in range(0, len(pending), step):
+            chunk = pending[start : start + step]
+            batch = [(self.memo.full(s), t, a) for _k, (s, t, a) in chunk]
             if hasattr(self.runtime, "invoke_many"):
                 results = self.runtime.invoke_many(batch)  # type: ignore[attr-defined]
             else:
                 results = [self.runtime.invoke(s, t, a) for s, t, a in batch]
-            for k, (rec, st) in zip(todo, results):
-                self.memo[k] = (rec.to_dict() if isinstance(rec, InvocationRecord) else rec, st)
-            self.counters["executed_calls"] += len(batch)
-        return [self.memo[k] for k in keys]
+            del batch
+            recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
+            lights = self.memo.put_many((k, rec, st) for (k, _c), rec, (_r, st) in zip(chunk, recs, results))
+            known.update((k, (rec, light)) for (k, _c), rec, light in zip(chunk, recs, lights))
+            self.counters["executed_calls"] += len(results)
+            del results
+        return [known[k] for k in keys]
+
+    def held(self) -> dict[str, int]:
+        """How many entries the exploration holds in memory, per structure (the memo's caches included): what a
+        build's memory grows with, reported in its statistics."""
+        out = {
+            "nodes": len(self.nodes),
+            "values": len(self.values),
+            "calls": len(self.calls),
+            "queued_items": len(self.queue) + len(self.far) + len(self.probes) + len(self.near_probes),
+            "seen_items": len(self.seen_items),
+            "relations": len(self.relations),
+        }
+        out.update({f"memo_{k}": v for k, v in self.memo.held().items() if k.endswith("in_memory")})
+        return out
+
+    def close(self, remove: bool = False) -> None:
+        """Close the memo store (``remove`` deletes its files: the build is done)."""
+        self.memo.close(remove)
 
     # -------------------------------------------------------------------------------------------- binding
     def _lineage(self, node_id: int) -> list[Node]:
@@ -938,12 +973,17 @@ class Engine:
         self.counters["work_items"] += len(batch)
         results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
         wave = Wave()
+        first_call = len(self.calls)
         for (item, args, used), (rec, new_state) in zip(batch, results):
             if classify(self.contracts[item.tool], rec) == "success":
                 self._on_success(item, args, used, rec, new_state, wave)
             elif item.fixed:
                 self._note_refusal(item, args, rec)
         self._run_tests(wave)
+        # The wave's records go back to the memo store: the call log keeps what a call was, not what it returned
+        # (read back by :meth:`_record` when a later relation's evidence or provenance needs it).
+        for info in self.calls[first_call:]:
+            info.record = None
         for it in wave.new_items:
             self._enqueue(it)
         return self._pending()
@@ -1183,7 +1223,8 @@ class Engine:
                 stack.extend(missing)
                 continue
             info = self.calls[c]
-            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, info.record.get("output"), info.record.get("state_changes")])}
+            record = self._record(info)
+            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, record.get("output"), record.get("state_changes")])}
             for s in info.suppliers:
                 own |= self._shown_cache[s]
             self._shown_cache[c] = frozenset(own)
@@ -1399,20 +1440,28 @@ class Engine:
 
     def _call_evidence(self, call_id: int) -> dict[str, Any]:
         info = self.calls[call_id]
-        return _call_json(info.tool, info.args, info.record)
+        return _call_json(info.tool, info.args, self._record(info))
+
+    def _record(self, info: CallInfo) -> dict[str, Any]:
+        """A logged call's record: held while its wave runs, then read back from the memo (it is the memoised
+        record of the call from its node's state, which is what the call log was given)."""
+        if info.record is not None:
+            return info.record
+        return self.memo[_key(self.nodes[info.node].state, info.tool, info.args)][0]
 
     # ------------------------------------------------------------------------------------------- results
     def result(self) -> list[Relation]:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "memo", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
-        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed}
+        # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
+        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed, "memo_rows": self.memo.sync()}
         payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
         # Streamed through fast gzip: a large build's pool of records and sandbox states compresses several-fold,
-        # and is never held in memory twice.
+        # and is never held in memory twice. (The memo's states, most of it, are in the store, not here.)
         with atomic_open(path) as fh, gzip.GzipFile(fileobj=fh, mode="wb", compresslevel=1) as gz:
             pickle.dump(payload, gz, protocol=pickle.HIGHEST_PROTOCOL)
 
@@ -1425,8 +1474,8 @@ class Engine:
             return False  # unreadable, truncated or from an older format: start afresh
         if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
             return False
-        if any(k not in payload for k in self._CHECKPOINTED):
-            return False
+        if any(k not in payload for k in self._CHECKPOINTED) or not self.memo.truncate(int(payload.get("memo_rows", -1))):
+            return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         for k in self._CHECKPOINTED:
             setattr(self, k, payload[k])
         self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
