@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -41,7 +41,7 @@ test: setup appworld mcp-servers
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -62,6 +62,10 @@ bench-workspace: setup mcp-servers
 # Peak resident memory (caller and workers) of a build whose states are large (benchmarks/synthetic_apps.py).
 bench-memory: setup
 	$(BIN)/python benchmarks/bench_memory.py
+
+# Who provides a value: --credit origin (default) against export (the paper's), on BFCL, SciToolEval and the suite.
+bench-credit: setup
+	$(BIN)/python benchmarks/bench_credit.py
 
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 bench-generalization: setup

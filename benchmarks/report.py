@@ -68,6 +68,19 @@ def main() -> None:
         for f in b.get("expected_relations", []):
             lines.append(f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} ({', '.join(f['found_kinds']) or 'none'})")
         lines.append("")
+    credit = _load("credit")
+    if credit:
+        lines += ["## Who provides a value: `--credit origin` (default) or `export` (the paper's)", "",
+                  "`export` also credits calls that only pass a value along (a read handing back the name it was given), so more tools have an "
+                  "outgoing edge (Table 3's 'no edge' is the share of dense misses with none); the generalization suite says whether those edges are dependencies.", "",
+                  "| benchmark | credit | value relations | state relations | dense R / NDCG | libra R / NDCG | no edge |", "|---|---|---|---|---|---|---|"]
+        for row in credit["benchmarks"]:
+            d, g = row["dense"], row["libra"]
+            lines.append(f"| {row['benchmark']}@{row['k']} | {row['credit']} | {row['value_relations']} | {row['state_relations']} | {_f(d['recall'])} / {_f(d['ndcg'])} | "
+                         f"{_f(g['recall'])} / {_f(g['ndcg'])} | {row['table3']['percent']['no_edge']:.1f}% |")
+        lines += ["", "| suite | credit | designed | found | excluded hit | relations |", "|---|---|---|---|---|---|"]
+        lines += [f"| generalization | {s['credit']} | {s['designed']} | {s['found']} | {s['excluded_hit']} | {s['relations_total']} |" for s in credit["suite"]]
+        lines.append("")
     gen = _load("generalization")
     if gen:
         lines += ["## Generalization suite: catalogs nobody tuned for", "",

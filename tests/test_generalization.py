@@ -275,11 +275,7 @@ def test_introspected_schemas():
 
 # Gaps measured on the current engine and left open (issue 18 stays open for them). Each is a strict xfail: the
 # day the engine closes one, its test passes, the xfail turns into a failure, and the entry must be removed.
-KNOWN_GAPS: dict[tuple[str, str], str] = {
-    ("designed", "units"): "locate_city -> timezone_at (longitude): the pair is now tried together (engine v20), "
-    "but the control, the template's own longitude 2.0, lies within 50 km of Paris (2.35), so it succeeds alike "
-    "and the test shows nothing; longitude is a free number, so no compatibility either",
-}
+KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 
 def _gaps(kind: str) -> list:

@@ -93,3 +93,14 @@ def test_control_choices_are_valid_and_different():
     # a literal input's control is the template's own literal, and never the observed value
     assert control_choices("amount", {"type": "number"}, 12.5, template_literal=2.0)[0] == 2.0
     assert all(c != 2.0 for c in control_choices("amount", {"type": "number"}, 2.0, template_literal=2.0))
+
+
+def test_numeric_control_is_never_next_to_the_observed_number():
+    lon = {"type": "number", "description": "Degrees east, -180 to 180."}
+    # the template's literal 2.0 lies within a quarter of 2.35: a tool matching within a radius would accept both,
+    # so the far observed longitude is the control instead
+    assert control_choices("longitude", lon, 2.35, alternatives=[2.3, 139.7], template_literal=2.0) == [139.7]
+    # with nothing far enough, there is no control (the test is inconclusive, not rejected)
+    assert control_choices("longitude", lon, 2.35, alternatives=[2.4], template_literal=2.0) == []
+    # far literals keep coming first: what the call does without the provider
+    assert control_choices("amount", {"type": "number"}, 120.0, alternatives=[99.0], template_literal=2.0)[0] == 2.0

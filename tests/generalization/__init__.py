@@ -189,8 +189,9 @@ class Outcome:
         }
 
 
-def build(name: str) -> Outcome:
-    """Build catalog ``name`` with the default options and no hints, from a freshly imported module.
+def build(name: str, config: Any = None) -> Outcome:
+    """Build catalog ``name`` with the default options and no hints, from a freshly imported module
+    (``config``, a :class:`~libra.induction.engine.BuildConfig`, replaces the default one for ablations).
 
     The module is re-imported first so that its globals are the ones its source defines, whatever earlier tests
     (or an earlier in-process build) did to them.
@@ -199,7 +200,8 @@ def build(name: str) -> Outcome:
 
     module = importlib.reload(load(name))
     t0 = time.perf_counter()
-    lib = build_library(CatalogBenchmark(module), None, BuildOptions(workers=0, progress=False))
+    options = BuildOptions(workers=0, progress=False) if config is None else BuildOptions(workers=0, progress=False, config=config)
+    lib = build_library(CatalogBenchmark(module), None, options)
     build_s = time.perf_counter() - t0
     found = sorted({r.key for r in lib.relations}, key=repr)
     return Outcome(

@@ -19,8 +19,9 @@ The sandbox (why it looks like this):
   one placeholder active task) signs up to every app through the apps' ``signup`` APIs with generated passwords,
   which are stored in the supervisor's account passwords (the only public way to learn them); a made-up contact
   signs up to the social apps; and the supervisor creates a few records per app through public create APIs.
-  Spotify's catalogue (two artists, an album, three songs) is the one exception: no public API creates it, so it
-  is written through the app's models, as AppWorld's own data generation does.
+  Spotify's catalogue (two artists, an album, three songs) and Amazon's (a seller, three products) are the
+  exceptions: no public API creates them, so they are written through the apps' models, as AppWorld's own data
+  generation does.
 - A state is one part per app: the bytes of ``sqlite3.Connection.serialize()`` of its database, keyed by a
   content hash (the header's change counters are left out of the hash, so equal content gives equal keys).
   Restoring copies a part into the live database with the SQLite backup API, only for apps whose content differs
@@ -321,6 +322,25 @@ class AppWorldBackend:
             song.save()
         return {"playlist_songs": [songs[0].id, songs[2].id], "song": songs[1].id, "album": album.id, "artist": quiet.id}
 
+    @staticmethod
+    def _store_catalogue() -> None:
+        """A tiny made-up store: one seller and three products. As with the music catalogue, no public API creates
+        a seller or a product (a store's inventory is its operator's data), so they are written through the app's
+        models; without them every product, cart, wish-list, order and review API of the store has nothing to act
+        on, and the build's health summary lists them all as never succeeding."""
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+
+        am = import_models_module("amazon")
+        seller = am.Seller(name="Harbor Goods", rating=4.5)
+        seller.save()
+        common = {"seller_id": seller.id, "inventory_quantity": 20, "rating": 4.2, "seller_rating": 4.5}
+        for product in (
+            {"product_type": "water bottle", "name": "Trail Flask", "description": "An insulated steel bottle that keeps drinks cold for a day.", "price": 24.5, "delivery_days": 3, "weight": 0.4, "length": 10.0, "width": 3.0, "height": 3.0, "color": "green", "relative_size": "small"},
+            {"product_type": "backpack", "name": "Ridge Pack", "description": "A light daypack with a padded laptop sleeve.", "price": 59.0, "delivery_days": 5, "weight": 0.9, "length": 18.0, "width": 12.0, "height": 7.0, "color": "black", "relative_size": "medium"},
+            {"product_type": "desk lamp", "name": "Glow Arc", "description": "A dimmable LED desk lamp with a flexible neck.", "price": 32.0, "delivery_days": 2, "weight": 1.1, "length": 16.0, "width": 6.0, "height": 15.0, "color": "white", "relative_size": "medium"},
+        ):
+            am.Product(**common, **product).save()
+
     def _build_fresh(self) -> None:
         from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
 
@@ -384,6 +404,7 @@ class AppWorldBackend:
         self._must("spotify.like_song", {"access_token": t["spotify"], "song_id": music["playlist_songs"][0]})
         self._must("spotify.add_album_to_library", {"access_token": t["spotify"], "album_id": music["album"]})
         self._must("spotify.follow_artist", {"access_token": t["spotify"], "artist_id": music["artist"]})
+        self._store_catalogue()
         self._must("amazon.add_address", {"access_token": t["amazon"], "name": "Home", "street_address": "12 Alder Lane", "city": "Springfield", "state": "Oregon", "country": "United States", "zip_code": 97477})
 
     def fresh(self) -> list[tuple[str, str, bytes]]:

@@ -62,7 +62,7 @@ from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoStore
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 22  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 23  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -208,7 +208,8 @@ def control_choices(param: str, schema: dict[str, Any], observed: Any, alternati
     A control must be a *valid, different* value, or its failure proves only that it was malformed (an
     ``observed + "_other"`` phone number). For an input the template fills with a literal (a number on offer),
     the control is that literal, or another ordinary literal of the proposer: what the call does without the
-    provider. For an observed input, in order: a neutral placeholder for strings that must refer to something (a
+    provider; for a number, then other observed numbers of the same kind, and never one :func:`_near` the
+    observed number. For an observed input, in order: a neutral placeholder for strings that must refer to something (a
     plausible guess could name an existing record), the proposer's ordinary literals, a sentinel, and last
     other observed values of the same kind (valid in form because the sandbox produced them). The observed
     values come last because they are real records: a consumer that accepts any existing file or user succeeds
@@ -221,6 +222,11 @@ def control_choices(param: str, schema: dict[str, Any], observed: Any, alternati
     if template_literal is not _NO_LITERAL:
         out.append(template_literal)
         out.extend(literal_for(param, schema, desc, option=o) for o in range(3))
+        if _is_number(observed):
+            # a number on offer: other observed numbers of the same kind are valid too, and are the far
+            # replacements when the proposer's literals all lie next to the observed value (see _near)
+            out.extend(alternatives)
+            return [c for c in out if c is not None and c != observed and not _near(c, observed)]
         return [c for c in out if c is not None and c != observed]
     if schema_type(schema) in (None, "string") and "enum" not in schema:
         out.append("libra_control_value")
@@ -229,6 +235,29 @@ def control_choices(param: str, schema: dict[str, Any], observed: Any, alternati
     out.append(sentinel_for(schema))
     out.extend(alternatives)
     return [c for c in out if c is not None and c != observed]
+
+
+NEAR_FRACTION = 0.25  # numbers this close, relative to their magnitude, may be one value to a tolerant tool
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _near(candidate: Any, observed: Any) -> bool:
+    """Whether a numeric control lies too close to the observed number to test it: within
+    :data:`NEAR_FRACTION` of the larger magnitude.
+
+    Why: tools commonly treat nearby numbers alike -- a lookup within a radius, a tolerance, rounding, a bucket.
+    A control next to the observed value then succeeds for that reason alone, and its success would be read as
+    "any value works" (a coordinate 2.0 replacing a located 2.35 falls inside a 50 km match radius). A control
+    must be *different* in the sense the tool can tell; a far one tests that, and with none the test is
+    inconclusive rather than rejected on a control that was never different.
+    """
+    if not (_is_number(candidate) and _is_number(observed)):
+        return False
+    scale = max(abs(float(candidate)), abs(float(observed)))
+    return scale > 0 and abs(float(candidate) - float(observed)) <= NEAR_FRACTION * scale
 
 
 def _key(state: State, tool: str, args: dict[str, Any]) -> tuple[str, str, str]:
