@@ -3,7 +3,8 @@
 Why this shape:
 
 - **Catalog**: each server's ``tools/list`` gives its tools; a tool is named ``SERVER.tool`` (its group is the
-  server), ``inputSchema`` becomes the parameters, ``outputSchema`` the response schema, and the description,
+  server), ``inputSchema`` becomes the parameters, ``outputSchema`` the response schema (text when there is
+  none: :data:`TEXT_RESPONSE`), and the description,
   title and ``annotations`` are kept (annotations in ``metadata``: hints from the server's author, never
   evidence of a relation).
 - **Sandbox**: every server of a runtime runs against one sandbox directory (``{sandbox}`` in a server's args,
