@@ -480,3 +480,37 @@ def test_git_index_version_4_is_read(tmp_path: Path) -> None:
     assert int.from_bytes(data[4:8], "big") == 4
     listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
     assert git_index_entries(data) == listed
+
+
+_HOLDER = """
+import json, sys, time
+from libra.runtime.mcp import McpRuntime
+rt = McpRuntime(json.loads(sys.argv[1]))
+rt.invoke(rt.fresh(), "notes.sign_in", {"username": "ann", "password": "pw"})
+print(json.dumps(rt.pids), flush=True)
+time.sleep(600)
+"""
+
+
+def test_servers_die_with_a_build_killed_by_sigkill(tmp_path):
+    """A process holding MCP servers (as a build does) killed with SIGKILL runs no cleanup; the servers still end,
+    because each is started with the kernel's parent-death signal. The server here is reached over HTTP: a stdio
+    server would also end on its closed stdin, an HTTP one has nothing else telling it its client is gone."""
+    import json
+    import signal
+    import time
+
+    spec = signin_spec(args=[str(HERE / "signin_server.py"), "--http", "{port}"], url="http://127.0.0.1:{port}/mcp")
+    spec["env"] = {"NOTES_DIR": str(tmp_path / "notes")}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, json.dumps([spec])], env=env, stdout=subprocess.PIPE, text=True)
+    try:
+        pids = json.loads(holder.stdout.readline())
+        assert pids and all(running(p) for p in pids)
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait()
+    deadline = time.monotonic() + 30  # a bound on waiting for the kernel, not a measurement
+    while any(running(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [p for p in pids if running(p)] == []

@@ -213,9 +213,36 @@ def test_a_project_file_builds_over_an_mcp_server(tmp_path, capsys):
     out = tmp_path / "lib.json"
     _build(capsys, "--config", str(config), out=out)
     assert ("notes.sign_in", "notes.add_note", "provenance", "access_token") in _edges(out)
-    mixed = _write(tmp_path / "mixed.toml", config.read_text() + '[[python]]\ntools = "tests.fixtures.shop_tools"\n')
-    code, stdout, err = _run(["build", "--config", str(mixed), "--out", str(tmp_path / "m.json")], capsys)
-    assert code == 2 and stdout == "" and err.count("\n") == 1 and "not supported yet" in err, err
+
+
+def test_python_sources_and_mcp_servers_build_together(tmp_path, capsys):
+    """One project file with [[python]] and [[mcp]]: one catalog, a joint state, relations found on both sides."""
+    server = ROOT / "tests" / "mcp_servers" / "signin_server.py"
+    config = _write(tmp_path / "libra.toml", (
+        'name = "mixed"\n'
+        '[[python]]\ntools = "tests.fixtures.text_tools"\n'
+        f'[[mcp]]\nname = "notes"\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+        'env = { NOTES_DIR = "{sandbox}/notes" }\nstate = "process"\n'
+        '[fixtures]\nusername = "alice"\npassword = "wonderland"\n'
+    ))
+    out = tmp_path / "lib.json"
+    lib = _build(capsys, "--config", str(config), "--workers", "1", out=out)
+    assert {"create_note", "notes.sign_in", "notes.add_note"} <= set(lib.catalog.names) and lib.catalog.name == "mixed"
+    edges = _edges(out)
+    assert ("notes.sign_in", "notes.add_note", "provenance", "access_token") in edges
+    assert ("create_note", "read_note", "provenance", "note_id") in edges
+
+
+def test_a_mixed_build_refuses_a_tool_name_on_both_sides(tmp_path, capsys):
+    server = ROOT / "tests" / "mcp_servers" / "signin_server.py"
+    (tmp_path / "clash_tools.py").write_text('def sign_in(username: str) -> str:\n    """Sign in."""\n    return username\n')
+    config = _write(tmp_path / "libra.toml", (
+        '[[python]]\ntools = "clash_tools"\nnamespace = "notes"\n'
+        f'[[mcp]]\nname = "notes"\ncommand = {json.dumps(sys.executable)}\nargs = [{json.dumps(str(server))}]\n'
+        'env = { NOTES_DIR = "{sandbox}/notes" }\n'
+    ))
+    code, stdout, err = _run(["build", "--config", str(config), "--out", str(tmp_path / "m.json")], capsys)
+    assert code == 2 and stdout == "" and err.count("\n") == 1 and "notes.sign_in" in err, err
 
 
 # -- bad sources ------------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ REQUIRED = {
     ("git.git_create_branch", "git.git_checkout"),
     ("git.git_add", "git.git_commit"),
     ("fs.write_file", "git.git_add"),
+    ("git.git_commit", "git.git_show"),  # the commit hash, read out of the commit's text reply
 }
 
 

@@ -145,13 +145,19 @@ def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: 
     from .project import load_project
 
     project = load_project(config)  # type: ignore[arg-type]
-    if project.mcp and project.python:
-        raise ConfigError(f"{project.path.name}: one build over both [[python]] sources and [[mcp]] servers is not supported yet: build them separately")
-    if project.mcp:
-        from .project import make_mcp_source
+    # In a mixed build the project's fixtures go with the MCP side, which fills in {sandbox}; MixedBenchmark merges.
+    python_fixtures = None if project.mcp else project.fixtures
+    python = ToolsBenchmark(project.python, name=project.name, fixtures=python_fixtures, search=[str(project.path.parent)]) if project.python else None
+    if not project.mcp:
+        return python
+    from .project import make_mcp_source
 
-        return make_mcp_source(project.mcp, project.sandbox, name=project.name, fixtures=project.fixtures)
-    return ToolsBenchmark(project.python, name=project.name, fixtures=project.fixtures, search=[str(project.path.parent)])
+    mcp = make_mcp_source(project.mcp, project.sandbox, name=project.name, fixtures=project.fixtures)
+    if python is None:
+        return mcp
+    from .benchmarks.user import MixedBenchmark
+
+    return MixedBenchmark(python, mcp, name=project.name)
 
 
 def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:

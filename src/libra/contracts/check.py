@@ -19,7 +19,8 @@ from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from .offline import OfflineProposer, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, words
+from .text_values import is_empty_text
+from .offline import OfflineProposer, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
 from ..schema import message_parameter, repair_literal
 from .outcome import classify, extract, rejection_message
 from .validate import validate_contract
@@ -305,6 +306,16 @@ class _Run:
     node: int | None = None
 
 
+def empty_text_output(output: Any) -> bool:
+    """A reply in text that says it found nothing: a blank or empty-result string (:func:`~.text_values.is_empty_text`),
+    alone, as the only text block of a list, or as the only field of an object (``{"content": "No matches"}``)."""
+    if isinstance(output, dict) and len(output) == 1:
+        output = next(iter(output.values()))
+    if isinstance(output, list) and len(output) == 1:
+        output = output[0]
+    return isinstance(output, str) and (not output.strip() or is_empty_text(output))
+
+
 class _Checker:
     def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
                  fixtures: dict[str, Any] | None = None) -> None:
@@ -478,6 +489,29 @@ class _Checker:
         check.status, check.error = trial.status, trial.error
         return True
 
+    def _reveal(self, tool: Tool, template: Template, check: TemplateCheck, parent: int, args: dict[str, Any],
+                binds: dict[str, dict[str, Any]]) -> bool:
+        """Run a template whose success printed that it found nothing ("No results", "Notes: []") from another
+        state; keep the run as the template's result when it succeeds with something to show.
+
+        Why: revision learns what a text reply holds (an embedded JSON list, ids, lines) from a reply that holds
+        it, and a listing from the fresh state is often empty. Only an empty reply in text triggers this (see
+        :func:`empty_text_output`); the empty run stays as feedback.
+        """
+        trial = TemplateCheck(template.name, template.expected)
+        run = self._execute(tool, template, trial, parent, args, binds)
+        self.runs[tool.name].remove(run)
+        if trial.observed != "success" or empty_text_output(run.record.get("output")):
+            self.contrast.setdefault(tool.name, []).append(run)
+            return False
+        old = next(r for r in reversed(self.runs[tool.name]) if r.template.name == template.name)
+        self.runs[tool.name] = [run if r is old else r for r in self.runs[tool.name]]
+        self.contrast.setdefault(tool.name, []).append(old)
+        run.check = check
+        check.observed, check.arguments, check.bindings = trial.observed, trial.arguments, trial.bindings
+        check.status, check.error = trial.status, trial.error
+        return True
+
     def _retry_repaired(self, tool: Tool, template: Template, check: TemplateCheck, args: dict[str, Any],
                         binds: dict[str, dict[str, Any]]) -> bool:
         """Repair a constructed value the tool's validation rejected, from its message, and run once more.
@@ -541,7 +575,8 @@ class _Checker:
         return bool(tool.group) and other in self.catalog and self.catalog[other].group == tool.group
 
     def retry_elsewhere(self, tool_checks: dict[str, ToolCheck], limit: int = RETRY_STATES) -> int:
-        """Re-run each failed success template that needs no observation from states other calls produced.
+        """Re-run each failed success template that needs no observation from states other calls produced (and
+        each whose success printed an empty result, see :meth:`_reveal`).
 
         The same call before and after a state change is the contrast that shows a gate (a read refused until a
         sign-in) and tells a refusal's payload from a success's. States are tried shallowest first (the fewest
@@ -555,10 +590,10 @@ class _Checker:
             if tc is None or not tc.valid or not tool.executable:
                 continue
             for template, check in zip(self.contracts[tool.name].templates, tc.templates):
-                if template.expected != "success" or template.observations or check.observed in ("success", "unbound"):
+                if template.expected != "success" or template.observations or check.observed == "unbound":
                     continue
                 run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
-                if run is None:
+                if run is None or check.observed == "success" and not empty_text_output(run.record.get("output")):
                     continue
                 tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
                 tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
@@ -569,7 +604,10 @@ class _Checker:
                         continue
                     tried.add(node.state.fingerprint)
                     ran += 1
-                    if self._adopt(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
+                    if check.observed == "success":
+                        if self._reveal(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
+                            break
+                    elif self._adopt(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
                         check.gated_by = self._last_change(node.id)
                         break
         return ran
@@ -590,7 +628,7 @@ class _Checker:
         for run in self.runs.get(tool, []):
             if run.check.observed == "unmatched":
                 return True
-            if run.check.observed == "success" and uncovered_leaves(contract, run.args, run.record):
+            if run.check.observed == "success" and (uncovered_leaves(contract, run.args, run.record) or uncovered_text(contract, run.record)):
                 return True
         if any(classify(contract, r.record) == "unmatched" for r in self.contrast.get(tool, [])):
             return True

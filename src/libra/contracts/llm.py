@@ -192,6 +192,25 @@ def render_feedback(feedback: list[dict[str, Any]]) -> dict[str, Any]:
     return {"triggering_call": item(feedback[trigger]), "other_calls": others}
 
 
+def replies_in_text(tool: Tool) -> bool:
+    """Whether a tool's reply may be text: declared as a string, or not declared at all."""
+    r = tool.response_schema
+    return r is None or schema_type(r) in (None, "string")
+
+
+def prompt_contract_schema(tool: Tool) -> dict[str, Any]:
+    """The contract document schema as the prompt shows it for one tool: the ``from_text`` export form only for a
+    tool whose reply may be text. Why: it is of no use for a structured reply, and leaving it out keeps the
+    prompts (and so the cached replies) of such tools what they were before the form existed."""
+    schema = contract_schema()
+    if replies_in_text(tool):
+        return schema
+    schema = copy.deepcopy(schema)
+    schema["$defs"].pop("from_text", None)
+    schema["$defs"]["export"]["properties"].pop("from_text", None)
+    return schema
+
+
 def _public_contract(contract: Contract) -> dict[str, Any]:
     """A previous contract as the model sees it: contract fields only, no libra bookkeeping."""
     d = contract.to_dict()
@@ -225,7 +244,7 @@ def build_messages(
         "feedback_policy": FEEDBACK_POLICY,
         "public_tool_metadata": tool.document(),
         "invocation_record_schema": INVOCATION_RECORD_SCHEMA,
-        "contract_schema": contract_schema(),
+        "contract_schema": prompt_contract_schema(tool),
         "contract_rules": contract_rules(rules, calling_convention),
     }
     request: dict[str, Any] = _fill(t["request"]["base_fields"], values)
@@ -275,21 +294,23 @@ def add_mechanical_exports(d: dict[str, Any], tool: Tool, profile: RuleProfile) 
         return
     declared = [e for e in exports if isinstance(e, dict)]
     names = {e.get("name") for e in declared}
-    places = {(e.get("source"), e.get("path")) for e in declared}
+    # a place is where an export reads and, for one reading inside text, with which extractor
+    places = {(e.get("source"), e.get("path"), (e.get("from_text") or {}).get("kind") if isinstance(e.get("from_text"), dict) else None) for e in declared}
     mech = argument_exports(tool)
     if profile != "shared":
         structured = tool.response is not None and schema_type(tool.response) in ("object", "array")
-        declared_response = any(src == "response" for src, _ in places)
+        declared_response = any(src == "response" for src, _path, _kind in places)
         # An undocumented response the model already exports from keeps the model's paths; a `$` export is only
         # implied for a scalar (or undocumented and unexported) response.
         if structured or not declared_response:
             mech += response_exports(tool, {e.name for e in mech} | {n for n in names if isinstance(n, str)})
     for e in mech:
-        if e.name in names or (e.source, e.path) in places:
+        place = (e.source, e.path, e.from_text.kind if e.from_text is not None else None)
+        if e.name in names or place in places:
             continue
         exports.append(e.to_dict())
         names.add(e.name)
-        places.add((e.source, e.path))
+        places.add(place)
 
 
 def contract_from_reply(text: str | None, tool: Tool, *, revision: int = 0, profile: RuleProfile = "stateful") -> Contract:

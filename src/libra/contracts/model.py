@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..errors import LibraError
+from .text_values import STRUCTURED_KINDS, TEXT_KINDS
 
 CONTRACT_VERSION = "libra_contract_v1"
 #: The paper allows one initial proposal and at most two feedback-based revisions per tool.
@@ -107,12 +108,36 @@ class Template:
         return cls(str(d.get("name", "")), {str(p): Argument.from_dict(a) for p, a in args.items()}, expected)
 
 
+@dataclass(frozen=True)
+class FromText:
+    """How an export reads values out of the text its path selects (see :mod:`.text_values`).
+
+    ``kind`` is an extractor: ``json`` or ``literal`` (a JSON document or Python literal embedded in the text,
+    read further with ``path``), ``lines``, or an identifier pattern (``hex_id``, ``uuid``, ``path``, ``url``,
+    ``quoted``). Why a separate field rather than a longer JSONPath: the text is data, not structure, and what
+    is in it is only known once it is parsed.
+    """
+
+    kind: str
+    path: str = "$"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "path": self.path} if self.kind in STRUCTURED_KINDS else {"kind": self.kind}
+
+    @classmethod
+    def from_dict(cls, d: Any, export: str = "") -> FromText:
+        if not isinstance(d, dict) or d.get("kind") not in TEXT_KINDS:
+            raise ContractError(f"export {export!r}: from_text must be an object with kind one of {list(TEXT_KINDS)}, got {d!r}")
+        return cls(str(d["kind"]), str(d.get("path", "$")) if d["kind"] in STRUCTURED_KINDS else "$")
+
+
 @dataclass
 class Export:
     """One reusable value X_i: where it is read (source + JSONPath), its type, and whether it should propagate.
 
     ``propagate`` separates values a later call could meaningfully reuse (identifiers, content, attributes) from
     acknowledgements and counters, so relation induction does not wire tools through generic status text.
+    ``from_text`` (optional) reads the values inside the text the path selects rather than the text itself.
     """
 
     name: str
@@ -120,9 +145,13 @@ class Export:
     path: str
     schema: dict[str, Any] = field(default_factory=dict)
     propagate: bool = True
+    from_text: FromText | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "source": self.source, "path": self.path, "schema": copy.deepcopy(self.schema), "propagate": self.propagate}
+        d = {"name": self.name, "source": self.source, "path": self.path, "schema": copy.deepcopy(self.schema), "propagate": self.propagate}
+        if self.from_text is not None:
+            d["from_text"] = self.from_text.to_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d: Any) -> "Export":
@@ -131,7 +160,8 @@ class Export:
         source = d.get("source")
         if source not in EXPORT_SOURCES:
             raise ContractError(f"export {d.get('name')!r}: source must be one of {list(EXPORT_SOURCES)}, got {source!r}")
-        return cls(str(d.get("name", "")), source, str(d.get("path", "")), copy.deepcopy(d.get("schema", {})), bool(d.get("propagate", True)))
+        text = FromText.from_dict(d["from_text"], str(d.get("name", ""))) if d.get("from_text") is not None else None
+        return cls(str(d.get("name", "")), source, str(d.get("path", "")), copy.deepcopy(d.get("schema", {})), bool(d.get("propagate", True)), text)
 
 
 #: Flag prefix marking an input whose literal the tool's own validation refused and a revision repaired from the

@@ -14,9 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+import jsonpath
+
 from ..catalog import Tool
 from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
-from .model import CHECKED_LITERAL, MAX_REVISIONS, NESTED_REFERENCE, Argument, Contract, Export, Template
+from .model import CHECKED_LITERAL, MAX_REVISIONS, NESTED_REFERENCE, Argument, Contract, Export, FromText, Template
+from .text_values import STRUCTURED_KINDS, is_text, text_findings
 from .outcome import (
     canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
     with_refusals,
@@ -332,6 +335,31 @@ def argument_exports(tool: Tool) -> list[Export]:
     return out
 
 
+#: The identifier forms read from a reply declared as free text before any call is seen (see :func:`identifier_exports`).
+DECLARED_TEXT_KINDS = ("hex_id", "uuid", "path", "url")
+
+
+def identifier_exports(tool: Tool, taken: set[str]) -> list[Export]:
+    """For a reply declared as free text -- a plain string without a closed set or a format -- exports of the
+    identifiers printed in it (hashes, uuids, paths, URLs). An undeclared reply gets none: it may be anything
+    (a number, a single token), and revision adds what an observed text holds (:func:`text_exports`).
+
+    Why: a tool that only succeeds after others ran (a commit after staging) is never seen succeeding while its
+    contract is checked, so revision cannot learn what its text holds; yet the id it prints ("committed with hash
+    ...") is what the next call needs. These forms are recognisable in any text, and extraction reads them only
+    from text (a reply with inner whitespace): a reply that is a single token is already the ``$`` export's value.
+    """
+    r = tool.response_schema
+    if r is None or schema_type(r) != "string" or "enum" in r or "format" in r or "const" in r:
+        return []
+    out = []
+    for kind in DECLARED_TEXT_KINDS:
+        name = _export_name([kind], taken, kind, prefix="text")
+        taken.add(name)
+        out.append(Export(name, "response", "$", {"type": "string", "description": f"a {kind.replace('_', ' ')} printed in the reply"}, True, FromText(kind)))
+    return out
+
+
 def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
     """Every scalar leaf of the public response schema (rule 21), or one ``$`` export for a scalar response."""
     r = tool.response_schema
@@ -340,7 +368,7 @@ def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
         name = _export_name([scalar_response_name(tool)], taken, "response_value")
         taken.add(name)
         schema = _leaf_schema(r) if r else {}
-        return [Export(name, "response", "$", schema, should_propagate(name, schema))]
+        return [Export(name, "response", "$", schema, should_propagate(name, schema)), *identifier_exports(tool, taken)]
     for path, label, leaf in _leaves(r, "$", []):
         name = _export_name(label, taken, "response_value", prefix="response")
         taken.add(name)
@@ -674,6 +702,67 @@ def uncovered_leaves(contract: Contract, args: dict[str, Any], record: dict[str,
     return out
 
 
+def _text_key(source: str, path: str, kind: str, inner: str) -> tuple[str, str, str, str]:
+    return (source, canonical_path(path), kind, canonical_path(inner))
+
+
+def uncovered_text(contract: Contract, record: dict[str, Any]) -> list[tuple[str, str, FromText, list[str], str]]:
+    """Values inside a successful output's text that no export reaches: (source, path of the text, extractor,
+    field labels, JSON type), one per extractor and text location.
+
+    Why: most MCP tools answer with text ("Changes committed successfully with hash ..."), and an identifier in
+    it reaches the next tool only through an export that reads inside the text. Which extractors apply is read
+    from the text's form alone (:func:`~.text_values.text_findings`): an embedded JSON document or Python
+    literal, several lines, identifiers of a recognisable form. Only strings that are text (inner whitespace, or
+    a printed structure) are read, so a single token -- an id, a SMILES string -- stays the value it is.
+    """
+    output = record_dict(record).get("output")
+    if output is None:
+        return []
+    have = {_text_key(e.source, e.path, e.from_text.kind, e.from_text.path) for e in contract.exports if e.from_text is not None}
+    out: list[tuple[str, str, FromText, list[str], str]] = []
+    seen: set[tuple[str, str, str, str]] = set()
+    texts = [("$", [], output)] if isinstance(output, str) else []
+    if not texts:
+        for path, (label, jt) in sorted(observed_leaves(output).items()):
+            if jt == "string":
+                try:
+                    values = jsonpath.findall(path, output)
+                except jsonpath.JSONPathError:
+                    continue
+                texts.extend((path, label, v) for v in values[:3])
+    for path, label, text in texts:
+        if not is_text(text):
+            continue
+        for kind, inner, inner_label, jt in text_findings(text):
+            key = _text_key("response", path, kind, inner)
+            if key in have or key in seen:
+                continue
+            seen.add(key)
+            out.append(("response", path, FromText(kind, inner), label + (inner_label or [kind]), jt))
+    return out
+
+
+def text_exports(contract: Contract, tool: Tool, records: list[dict[str, Any]], taken: set[str]) -> list[Export]:
+    """Exports reading the values inside the text of successful outputs (:func:`uncovered_text`); names are the
+    field labels found inside the text (``name`` in printed JSON), else the extractor's kind (``hex_id``),
+    prefixed with ``text`` only when needed to stay unique."""
+    out: list[Export] = []
+    seen: set[tuple[str, str, str, str]] = set()
+    for rec in records:
+        for source, path, text, label, jt in uncovered_text(contract, rec):
+            key = _text_key(source, path, text.kind, text.path)
+            if key in seen:
+                continue
+            seen.add(key)
+            name = _export_name(label, taken, text.kind, prefix="text")
+            taken.add(name)
+            leaf = {"type": jt}
+            propagate = should_propagate(label[-1], leaf) if text.kind in STRUCTURED_KINDS else True
+            out.append(Export(name, source, path, leaf, propagate, text))
+    return out
+
+
 def _shape(value: Any) -> dict[str, Any]:
     """The structure of an observed payload as a schema: its JSON type, an object's field names, the shape shared
     by a list's items. Never a value (rule 32), so a learned refusal shape cannot match on data."""
@@ -906,6 +995,9 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
             leaf = {"type": jt}
             new.exports.append(Export(name, source, path, leaf, should_propagate(base[-1], leaf)))
             changed.append(f"export {name} added at {source}:{path}")
+    for export in text_exports(new, tool, [r for _a, r in successes], taken):
+        new.exports.append(export)
+        changed.append(f"export {export.name} added: {export.from_text.kind} values inside the text at {export.source}:{export.path}")
     if not changed:
         return None
     new.revision = contract.revision + 1

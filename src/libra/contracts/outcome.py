@@ -18,6 +18,7 @@ import jsonschema
 
 from ..runtime.base import InvocationRecord
 from .model import Contract
+from .text_values import STRUCTURED_KINDS, is_text, text_values
 
 Outcome = Literal["success", "failure", "unmatched"]
 
@@ -133,6 +134,9 @@ def extract(contract: Contract, template_args: dict[str, Any], record: Invocatio
         root = data.get(exp.source)
         if root is None:
             continue
+        if exp.from_text is not None:
+            out.extend(_from_text(exp, root))
+            continue
         if isinstance(root, str):
             # python-jsonpath would parse a string root as JSON text; a string output is a single scalar leaf.
             if exp.path.strip() == "$":
@@ -152,6 +156,25 @@ def extract(contract: Contract, template_args: dict[str, Any], record: Invocatio
         for m in matches:
             if is_scalar(m.obj):
                 out.append(Extracted(exp.name, exp.source, m.path, m.obj, _labels(m)))
+    return out
+
+
+def _from_text(exp: Any, root: Any) -> list[Extracted]:
+    """The values an export with ``from_text`` reads from every string its path selects (see
+    :mod:`.text_values`); a value's path is the text's path plus where in the text it sat."""
+    if isinstance(root, str):
+        texts = [("$", root)] if exp.path.strip() == "$" else []
+    else:
+        try:
+            texts = [(m.path, m.obj) for m in jsonpath.finditer(exp.path, root) if isinstance(m.obj, str)]
+        except jsonpath.JSONPathError:
+            return []
+    out: list[Extracted] = []
+    for where, text in texts:
+        if exp.from_text.kind not in STRUCTURED_KINDS and not is_text(text):
+            continue  # one token is a value already (the text's own export), not text holding values
+        for inner, value, match in text_values(exp.from_text.kind, text, exp.from_text.path):
+            out.append(Extracted(exp.name, exp.source, where + inner, value, _labels(match) if match is not None else ()))
     return out
 
 

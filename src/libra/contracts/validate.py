@@ -89,6 +89,12 @@ def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[s
             jsonpath.compile(e["path"])
         except jsonpath.JSONPathError as exc:
             errors.append(f"{label}: path {e['path']!r} does not parse: {str(exc).splitlines()[0]}")
+        inner = (e.get("from_text") or {}).get("path")
+        if inner is not None:
+            try:
+                jsonpath.compile(inner)
+            except jsonpath.JSONPathError as exc:
+                errors.append(f"{label}: from_text path {inner!r} does not parse: {str(exc).splitlines()[0]}")
         msg = _schema_errors(e["schema"])
         if msg:
             errors.append(f"{label}: schema is not a valid JSON Schema: {msg}")

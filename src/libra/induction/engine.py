@@ -55,6 +55,7 @@ from ..contracts.model import Contract
 from ..contracts.offline import is_creation_tool, literal_for, schema_type, sentinel_for
 from ..schema import stated_form, words
 from ..contracts.outcome import classify, extract, rejection_message
+from ..contracts.text_values import is_empty_text
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
@@ -114,6 +115,7 @@ class PoolValue:
     restated: bool = False  # a state-changing call re-stated a value already known on its path
     for_group: str = ""  # the tool group its list element names (a password listed for one app's account)
     record: str = ""  # the record it was read from (see :func:`record_of`): its fields are its siblings
+    in_text: bool = False  # read from inside a text reply (an export's ``from_text``), not a field of its own
 
 
 @dataclass
@@ -335,6 +337,13 @@ def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
         if text and text.lower() in low:
             return None
     return " ".join(low.split())
+
+
+def _inside(vjson: str, given: Iterable[str]) -> bool:
+    """Whether a string (as JSON) occurs inside one of the JSON-encoded strings in ``given``: a value read out of
+    text is known when some longer text already held it."""
+    inner = vjson[1:-1]
+    return bool(inner) and any(g.startswith('"') and inner in g for g in given)
 
 
 def _written(value: Any, state_changes: Any) -> bool:
@@ -1201,20 +1210,25 @@ class Engine:
             for_group = named[0] if len(named) == 1 else ""
             if per_export.get(ex.name, 0) >= (cfg.values_per_export if not for_group else 8 * cfg.values_per_export):
                 continue
-            if ex.value is None or (isinstance(ex.value, str) and not ex.value.strip()):
-                continue  # an empty value identifies nothing; any success with it is a coincidence
+            if ex.value is None or (isinstance(ex.value, str) and (not ex.value.strip() or is_empty_text(ex.value))):
+                continue  # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
             vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
             if any(vkey in n.known for n in target_lineage):
                 continue
             per_export[ex.name] = per_export.get(ex.name, 0) + 1
             vjson = json.dumps(ex.value, sort_keys=True)
+            if export.from_text is not None and isinstance(ex.value, str) and _inside(vjson, given):
+                # A value picked out of text that was already inside a text the call was given or its suppliers
+                # showed (a path in an error message repeating its input) is an echo, whether or not it changed
+                # anything: it was there before this call printed it.
+                continue
             if origin and not changed and vjson in given:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes"))):
                 continue  # a value it was given and neither wrote nor filled a blank record of: still the original's
             if origin and changed and ex.source != "arguments" and vjson in given and not _written(ex.value, rec.get("state_changes")):
                 continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
-            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path))
+            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
@@ -1301,6 +1315,11 @@ class Engine:
                         continue
                     if arg.kind == "observation":
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), state_test=settled_or_spent))
+                    elif pv.in_text:
+                        # A value picked out of text (any path or hash a reply prints) is offered only where an
+                        # input must name something that exists: filling a literal with it is a long shot on a
+                        # budget shared with the number and folder offers, which would go to such guesses first.
+                        continue
                     elif arg.kind == "literal" and numeric and not settled_or_spent and arg.value != pv.value:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
                     elif arg.kind == "literal" and not settled_or_spent and (leaf is not None or self.placed_path(consumer, param)):

@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
+from ..contracts.text_values import is_empty_text
+
 Outcome = Literal["success", "failure", "unmatched"]
 Decision = Literal["kept", "rejected", "inconclusive"]
 
@@ -59,15 +61,18 @@ def inconclusive(reason: str) -> Verdict:
 
 
 def is_empty(value: Any) -> bool:
-    """None, ``""``, and containers holding nothing else (``[]``, ``{}``, ``{"results": []}``).
+    """None, ``""``, containers holding nothing else (``[]``, ``{}``, ``{"results": []}``), and text that says
+    nothing was found (``"No matches found"``, ``"[]"`` printed as text: :func:`~libra.contracts.text_values.is_empty_text`).
 
     Such a value names no record and carries no content: it is what a call returns whatever it was given. Zero and
-    ``False`` are not empty; they are answers.
+    ``False`` are not empty; they are answers. An empty result is thus a success that is no evidence in a value
+    test, the way an empty list already was; the outcome a contract gives it (success) and the library format
+    stay as they were.
     """
     if value is None:
         return True
     if isinstance(value, str):
-        return not value.strip()
+        return not value.strip() or is_empty_text(value)
     if isinstance(value, Mapping):
         return all(is_empty(v) for v in value.values())
     if isinstance(value, (list, tuple, set, frozenset)):

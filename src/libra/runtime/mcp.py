@@ -3,7 +3,8 @@
 Why this shape:
 
 - **Catalog**: each server's ``tools/list`` gives its tools; a tool is named ``SERVER.tool`` (its group is the
-  server), ``inputSchema`` becomes the parameters, ``outputSchema`` the response schema, and the description,
+  server), ``inputSchema`` becomes the parameters, ``outputSchema`` the response schema (text when there is
+  none: :data:`TEXT_RESPONSE`), and the description,
   title and ``annotations`` are kept (annotations in ``metadata``: hints from the server's author, never
   evidence of a relation).
 - **Sandbox**: every server of a runtime runs against one sandbox directory (``{sandbox}`` in a server's args,
@@ -91,8 +92,15 @@ def _canonical(args: Mapping[str, Any]) -> str:
     return json.dumps(args, sort_keys=True, ensure_ascii=False, default=repr)
 
 
+#: The response of a tool that declares no ``outputSchema``: MCP says such a tool answers with content blocks, in
+#: practice text. Declaring it as text (not leaving it unknown) is what lets a proposer read identifiers printed in
+#: it before it has seen the tool succeed (:func:`libra.contracts.offline.identifier_exports`).
+TEXT_RESPONSE: dict[str, Any] = {"type": "string", "description": "text content (the tool declares no structured output)"}
+
+
 def tool_from_info(server: str, info: ToolInfo) -> Tool:
-    """A catalog tool from one ``tools/list`` entry (see the module docstring for the mapping)."""
+    """A catalog tool from one ``tools/list`` entry (see the module docstring for the mapping); a tool without an
+    ``outputSchema`` answers with text (:data:`TEXT_RESPONSE`)."""
     params = dict(info.input_schema or {})
     params.setdefault("type", "object")
     params.setdefault("properties", {})
@@ -102,7 +110,7 @@ def tool_from_info(server: str, info: ToolInfo) -> Tool:
     if info.title:
         metadata["title"] = info.title
     try:
-        return Tool(f"{server}.{info.name}", info.description, params, info.output_schema, group=server, metadata=metadata)
+        return Tool(f"{server}.{info.name}", info.description, params, info.output_schema or dict(TEXT_RESPONSE), group=server, metadata=metadata)
     except CatalogError as exc:
         raise McpServerError(f"MCP server {server!r} lists tool {info.name!r} with an unusable schema: {exc}") from None
 

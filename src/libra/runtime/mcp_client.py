@@ -214,27 +214,32 @@ def pinned_environment() -> dict[str, str]:
     return env
 
 
-#: run in a fresh interpreter before a server without network: enter an empty network namespace with the tool
-#: sandbox's own function (loaded by path: it needs only the standard library), then become the server
-_NO_NETWORK_LAUNCHER = (
+#: run in a fresh interpreter before every server: tie the server's life to this process (it is killed when the
+#: build dies, even by SIGKILL), enter an empty network namespace unless the server may use the network -- both
+#: with the tool sandbox's own functions (loaded by path: they need only the standard library) -- then become the
+#: server, so its pid is the server's. argv: sandbox module, parent pid, "network" or "no-network", server argv.
+_LAUNCHER = (
     "import importlib.util, os, sys\n"
     "spec = importlib.util.spec_from_file_location('libra_sandbox', sys.argv[1])\n"
     "sandbox = importlib.util.module_from_spec(spec)\n"
     "spec.loader.exec_module(sandbox)\n"
-    "sandbox.unshare_network()\n"
+    "sandbox.die_with_parent(int(sys.argv[2]))\n"
+    "if sys.argv[3] == 'no-network':\n"
+    "    sandbox.unshare_network()\n"
     "try:\n"
-    "    os.execvp(sys.argv[2], sys.argv[2:])\n"
+    "    os.execvp(sys.argv[4], sys.argv[4:])\n"
     "except OSError as exc:\n"
-    "    sys.stderr.write(f'cannot run {sys.argv[2]!r}: {exc.strerror}\\n')\n"
+    "    sys.stderr.write(f'cannot run {sys.argv[4]!r}: {exc.strerror}\\n')\n"
     "    os._exit(127)\n"
 )
 
 
 async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None, log: Path, *, stdio: bool, allow_network: bool) -> Any:
     """Start one server process: its own session (so its whole group can be ended), stderr (and, for a server
-    reached over HTTP, stdout) appended to ``log``, pipes for stdin/stdout when it speaks stdio, and -- unless
-    ``allow_network`` -- its own empty network namespace (entered by a small launcher that then execs the
-    server, so the pid is the server's; see :func:`network_isolation` for what it got).
+    reached over HTTP, stdout) appended to ``log``, pipes for stdin/stdout when it speaks stdio, killed when this
+    process dies (:func:`~libra.runtime.sandbox.die_with_parent`: a build killed with SIGKILL leaves no server
+    behind), and -- unless ``allow_network`` -- its own empty network namespace. A small launcher does both and
+    then execs the server, so the pid is the server's; see :func:`network_isolation` for what it got.
 
     This is the single place a server process is launched, so process isolation wraps it here."""
     import subprocess
@@ -249,8 +254,7 @@ async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None
         raise FileNotFoundError(errno.ENOENT, "no such executable file", argv[0])
     if os.sep not in argv[0] and shutil.which(argv[0], path=env.get("PATH")) is None:
         argv = [found, *argv[1:]]  # found in libra's managed server directories
-    if not allow_network:
-        argv = [sys.executable, "-I", "-S", "-c", _NO_NETWORK_LAUNCHER, sandbox.__file__, *argv]
+    argv = [sys.executable, "-I", "-S", "-c", _LAUNCHER, sandbox.__file__, str(os.getpid()), "network" if allow_network else "no-network", *argv]
     with open(log, "ab") as errlog:  # noqa: ASYNC230 - a local log file opens at once
         return await anyio.open_process(
             argv,

@@ -259,6 +259,26 @@ def kill_process_tree(pid: int, alive: bool = True) -> None:
     _kill(p for p, (_ppid, pgrp, sid, state) in _process_table().items() if (sid == pid or pgrp == pid) and p != pid and state not in ("Z", "X"))
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> bool:
+    """Have the kernel SIGKILL this process when the thread that started it ends (Linux ``PR_SET_PDEATHSIG``).
+
+    Why: a server outlives a build killed with SIGKILL (no ``finally`` runs), holding its sandbox and ports; the
+    death signal needs no cooperation from the dying process. It survives ``exec``, so a launcher sets it and then
+    becomes the server. ``parent`` is the pid that started us: if it is already gone (it died before the signal
+    was armed), exit now. Returns False where the call is not available (the server then relies on the build's
+    own cleanup).
+    """
+    libc = _libc()
+    if libc is None or not hasattr(libc, "prctl") or libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+        return False
+    if os.getppid() != parent:
+        os._exit(1)
+    return True
+
+
 def _become_subreaper() -> bool:
     libc = _libc()
     if libc is None or not hasattr(libc, "prctl"):
