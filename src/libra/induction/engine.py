@@ -63,7 +63,7 @@ from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoStore
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 23  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 24  # bump whenever the exploration changes: an old checkpoint must not be resumed
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
