@@ -126,7 +126,7 @@ def check_arguments(arguments: dict[str, Any], max_k: int) -> tuple[str, int]:
     return query, k
 
 
-def _schema_line(schema: dict[str, Any]) -> str:
+def schema_line(schema: dict[str, Any]) -> str:
     props = schema.get("properties") or {}
     required = set(schema.get("required") or ())
     parts = []
@@ -143,7 +143,7 @@ def text_form(query: str, results: list[Result]) -> str:
         how = f"promoted by {', '.join(r.promoted_by[:3])}" if r.via == "promoted" else "retrieved"
         about = " ".join(r.description.split())
         lines.append(f"{r.rank}. {r.tool} [{how}] {about[:300]}")
-        lines.append(f"   inputs: {_schema_line(r.input_schema)}")
+        lines.append(f"   inputs: {schema_line(r.input_schema)}")
         for p in r.prerequisites:
             feeds = f" ({p.provider_field} -> {p.consumer_input})" if p.consumer_input else ""
             lines.append(f"   needs {p.tool}{feeds}: {p.evidence}")
@@ -172,9 +172,12 @@ def build_server(searcher: Searcher, forwarder: ToolForwarder | None = None, max
     async def call_tool(ctx: Any, params: Any) -> Any:
         arguments = params.arguments or {}
         if params.name != SEARCH_TOOL:
-            if forwarder is not None and any(t.name == params.name for t in forwarder.tools()):
-                return await forwarder.call(params.name, arguments)
-            return error(f"unknown tool {params.name!r}: this server has {SEARCH_TOOL}(query, k)")
+            if forwarder is not None:
+                served = [t.name for t in forwarder.tools()]
+                if params.name in served:
+                    return await forwarder.call(params.name, arguments)
+                return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and {', '.join(served)}; run a tool search_tools found through {served[0]}")
+            return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k)")
         try:
             query, k = check_arguments(arguments, max_k)
         except SearchInputError as exc:
