@@ -252,3 +252,11 @@ def test_a_library_without_servers_refuses_workdir(tmp_path, capsys, monkeypatch
         main(["serve", str(path), "--workdir", str(tmp_path)])
     _, err = capsys.readouterr()
     assert info.value.code == 2 and err.count("\n") == 1 and "records no MCP servers" in err and "--config" in err, err
+
+
+def test_without_workdir_a_library_from_servers_is_served_for_search_and_says_how_to_forward(library):
+    path, cache = library
+    out = subprocess.run([sys.executable, "-m", "libra.cli", "serve", str(path)], stdin=subprocess.DEVNULL, capture_output=True,
+                         text=True, env=cli_env(cache), cwd=ROOT, timeout=120, check=False)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+    assert "was built from MCP servers (notes): add --workdir DIR to serve call_tool too" in out.stderr, out.stderr

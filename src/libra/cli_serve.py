@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from . import cli_options as opts
+from ._interrupts import interrupts_deferred
 from .cli import app
 from .errors import ConfigError
 
@@ -73,7 +74,10 @@ def serve_cmd(
         anyio.run(serve_http, server, sock, host)
     finally:
         if gateway is not None:
-            gateway.close()
+            # Ending the servers takes a moment; a second signal meanwhile must not cut it short and leave them.
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            with interrupts_deferred():
+                gateway.close()
         if sock is not None:
             sock.close()
 

@@ -199,6 +199,12 @@ class Searcher:
             out.append(self._results([int(i) for i in top], row, new, before, after, trace.contributors))
         return out
 
+    def is_cached(self, query: str) -> bool:
+        """Whether ``query`` was searched recently, so searching it again needs no embedding (see
+        :data:`QUERY_CACHE_BYTES`)."""
+        with self._recent_lock:
+            return query in self._recent
+
     def _base_scores(self, base: Any, queries: list[str]) -> np.ndarray:
         """The base retriever's scores for ``queries``: recent ones from the cache (see
         :data:`QUERY_CACHE_BYTES`), the others in one batch, then remembered."""
