@@ -61,9 +61,9 @@ def library_schema() -> dict[str, Any]:
 
 def schema_registry() -> Registry:
     """The library schema's one outside reference: the contract schema, by its ``$id``."""
-    from .contracts.validate import contract_schema
-
     from referencing import Registry, Resource
+
+    from .contracts.validate import contract_schema
 
     contract = contract_schema()
     return Registry().with_resource(contract["$id"], Resource.from_contents(contract))
