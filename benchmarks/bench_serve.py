@@ -2,6 +2,7 @@
 
 - ``open_seconds``: :meth:`libra.Searcher.open` in-process, from the cached search index (median of runs), beside
   ``library_load_seconds``, the full :meth:`libra.library.Library.load` it replaces at startup;
+- ``mcp_import_seconds``: ``import mcp.server.lowlevel`` alone in a fresh interpreter (the SDK's share of a start);
 - ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
   until the first ``search_tools`` result is back (``first_result_seconds``, which includes loading the model);
 - ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
@@ -77,8 +78,12 @@ LOAD = "import sys, time\nfrom libra.library import Library\nt = time.perf_count
 OPEN = "import sys, time\nfrom libra.search import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
 
 
+MCP_IMPORT = "import time\nt = time.perf_counter()\nimport mcp.server.lowlevel\nprint(time.perf_counter() - t)"
+
+
 def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
-    """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports."""
+    """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports; and
+    the import of the MCP SDK's server alone (what every start pays before it can answer the handshake)."""
 
     def seconds(code: str) -> float:
         return float(subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True).stdout.split()[-1])
@@ -86,7 +91,9 @@ def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
     seconds(OPEN)  # writes the search index when this library was never opened
     loads = [seconds(LOAD) for _ in range(repeat)]
     opens = [seconds(OPEN) for _ in range(repeat)]
-    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3)}
+    sdk = [seconds(MCP_IMPORT) for _ in range(repeat)]
+    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3),
+            "mcp_import_seconds": round(statistics.median(sdk), 3)}
 
 
 async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
