@@ -260,3 +260,23 @@ def test_without_workdir_a_library_from_servers_is_served_for_search_and_says_ho
                          text=True, env=cli_env(cache), cwd=ROOT, timeout=120, check=False)
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert "was built from MCP servers (notes): add --workdir DIR to serve call_tool too" in out.stderr, out.stderr
+
+
+def test_a_server_that_cannot_start_is_an_error_result_naming_why(tmp_path):
+    """In-process: the gateway's own checks and a server whose command dies at start (stderr quoted)."""
+    from libra.errors import ConfigError
+    from libra.gateway import Gateway, GatewayInputError
+
+    tools = {"notes.sign_in": {"type": "object", "properties": {"username": {"type": "string"}}}}
+    with pytest.raises(ConfigError, match="no \\[\\[mcp\\]\\] table names notes"):
+        Gateway([{"name": "other", "command": sys.executable}], tools, tmp_path)
+    with pytest.raises(ConfigError, match="not a directory"):
+        Gateway([notes_server()], tools, tmp_path / "nope")
+    dead = {"name": "notes", "command": sys.executable, "args": ["-c", "import sys; sys.exit('cannot open the notes database')"]}
+    with Gateway([dead], tools, tmp_path) as gateway:
+        target, args = gateway.prepare({"name": "notes.sign_in", "arguments": {"username": "alice"}})
+        for _ in range(2):  # and again: each call tries a fresh start
+            with pytest.raises(GatewayInputError, match="cannot run: .*failed to start.*cannot open the notes database"):
+                gateway.forward(target, args)
+        pids = gateway.pids
+    assert pids and [p for p in pids if running(p)] == []
