@@ -73,7 +73,8 @@ def _serve_pid() -> int:
                 cmdline = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"serve" in cmdline:
+            argv = cmdline.split(b"\0")
+            if int(stat.rsplit(")", 1)[1].split()[1]) == os.getpid() and b"libra.cli" in argv and b"serve" in argv:
                 return int(entry.name)
     raise AssertionError("no libra serve process found")
 
