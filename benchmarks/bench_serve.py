@@ -2,13 +2,19 @@
 
 - ``open_seconds``: :meth:`libra.Searcher.open` in-process, from the cached search index (median of runs), beside
   ``library_load_seconds``, the full :meth:`libra.library.Library.load` it replaces at startup;
+- ``mcp_import_seconds``: ``import mcp.server.lowlevel`` alone in a fresh interpreter (the SDK's share of a start);
 - ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
   until the first ``search_tools`` result is back (``first_result_seconds``, which includes loading the model);
-- ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms);
+- ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
+  to the server (so each is embedded); ``stdio_repeated``: the same queries asked again in the same session,
+  answered from the server's cache of recent queries (:data:`libra.search.QUERY_CACHE_BYTES`);
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
-  ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99.
+  ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
+  query is unique (a task request with a request number appended), so none is answered from the cache;
+- ``load_average``: the machine's 1-minute load average before and after (it may be shared).
 
-Queries are the benchmark's task requests (only their text; nothing of the gold). Writes results/serve.json.
+Queries are the benchmark's distinct task requests (only their text; nothing of the gold). Writes
+results/serve.json.
 
     python benchmarks/bench_serve.py [--library PATH] [--calls 200] [--clients 50] [--seconds 30]
 """
@@ -62,18 +68,22 @@ def library_path(given: str | None) -> Path:
 
 
 def queries(n: int) -> list[str]:
+    """Up to ``n`` distinct task requests, in task order."""
     from libra.benchmarks.registry import get_benchmark
 
-    texts = [t.query for t in get_benchmark("appworld").tasks()]
-    return [texts[i % len(texts)] for i in range(n)]
+    return list(dict.fromkeys(t.query for t in get_benchmark("appworld").tasks()))[:n]
 
 
 LOAD = "import sys, time\nfrom libra.library import Library\nt = time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
 OPEN = "import sys, time\nfrom libra.search import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
 
 
+MCP_IMPORT = "import time\nt = time.perf_counter()\nimport mcp.server.lowlevel\nprint(time.perf_counter() - t)"
+
+
 def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
-    """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports."""
+    """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports; and
+    the import of the MCP SDK's server alone (what every start pays before it can answer the handshake)."""
 
     def seconds(code: str) -> float:
         return float(subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True).stdout.split()[-1])
@@ -81,7 +91,9 @@ def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
     seconds(OPEN)  # writes the search index when this library was never opened
     loads = [seconds(LOAD) for _ in range(repeat)]
     opens = [seconds(OPEN) for _ in range(repeat)]
-    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3)}
+    sdk = [seconds(MCP_IMPORT) for _ in range(repeat)]
+    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3),
+            "mcp_import_seconds": round(statistics.median(sdk), 3)}
 
 
 async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
@@ -108,10 +120,12 @@ async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict
             await client.call_tool("search_tools", {"query": texts[0], "k": K})
             first.append(time.perf_counter() - t0)
             if i == repeat - 1:
-                times, errors = await _calls(client, texts)
+                times, errors = await _calls(client, texts[1:])
                 latency = {**_ms(times), "errors": errors}
+                times, errors = await _calls(client, texts[1:])
+                repeated = {**_ms(times), "errors": errors}
     startup = {"ready_seconds": round(statistics.median(ready), 3), "first_result_seconds": round(statistics.median(first), 3), "runs": repeat}
-    return startup, latency
+    return startup, latency, repeated
 
 
 def start_http(path: Path) -> tuple[subprocess.Popen, str]:
@@ -130,7 +144,7 @@ async def http_run(url: str, texts: list[str]) -> dict:
 
     async with Client(url, read_timeout_seconds=120) as client:
         await client.call_tool("search_tools", {"query": texts[0], "k": K})  # the model loads
-        times, errors = await _calls(client, texts)
+        times, errors = await _calls(client, texts[1:])
     return {**_ms(times), "errors": errors}
 
 
@@ -147,7 +161,8 @@ async def http_load(url: str, texts: list[str], clients: int, seconds: float) ->
                 j = i
                 while time.perf_counter() < deadline:
                     t = time.perf_counter()
-                    result = await client.call_tool("search_tools", {"query": texts[j % len(texts)], "k": K})
+                    query = f"{texts[j % len(texts)]} (request {j})"  # unique: never answered from the cache
+                    result = await client.call_tool("search_tools", {"query": query, "k": K})
                     times.append(time.perf_counter() - t)
                     if result.is_error:
                         errors.append(result.content[0].text[:100])
@@ -186,11 +201,12 @@ def main() -> None:
     args = ap.parse_args()
     path = library_path(args.library)
     texts = queries(args.calls)
-    print(f"library {path}", flush=True)
+    load_before = os.getloadavg()[0]
+    print(f"library {path}; {len(texts)} distinct queries; load average {load_before:.2f}", flush=True)
     opened = measure_open(path)
     print("open", opened, flush=True)
-    startup, stdio = asyncio.run(stdio_run(path, texts))
-    print("startup", startup, "\nstdio", stdio, flush=True)
+    startup, stdio, repeated = asyncio.run(stdio_run(path, texts))
+    print("startup", startup, "\nstdio", stdio, "\nstdio_repeated", repeated, flush=True)
     proc, url = start_http(path)
     try:
         http = asyncio.run(http_run(url, texts))
@@ -203,7 +219,8 @@ def main() -> None:
         print("http_load", load, flush=True)
     finally:
         stop(proc)
-    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'startup': startup, 'stdio': stdio, 'http': http, 'http_load': load})}")
+    loadavg = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
+    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'startup': startup, 'stdio': stdio, 'stdio_repeated': repeated, 'http': http, 'http_load': load, 'load_average': loadavg})}")
 
 
 if __name__ == "__main__":

@@ -115,6 +115,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("serve", "--transport", CHOICE),
     ("serve", "--host", TEXT),
     ("serve", "--port", ["-1", "65536", "abc"]),
+    ("serve", "--workdir", ["{missing}", "{file}"]),
+    ("serve", "--config", ["{missing}", "{dir}", "{file}"]),
 ]
 
 

@@ -67,6 +67,22 @@ def test_the_cached_index_answers_like_the_full_library_and_skips_loading_it(lib
     assert len(list((tmp_path / "cache" / "search").glob("*.json"))) == 2
 
 
+def test_a_repeated_query_skips_the_model_and_answers_the_same(library, tmp_path, monkeypatch):
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
+    s = Searcher.open(library)
+    base = s._base()
+    embedded: list[list[str]] = []
+    score = base.score
+    monkeypatch.setattr(base, "score", lambda queries: embedded.append(list(queries)) or score(queries))
+    first = _rows(s.search(QUERY, 4))
+    assert _rows(s.search(QUERY, 4)) == first and embedded == [[QUERY]]
+    # A batch embeds only what it has not seen, once, and answers each query as a search alone would.
+    other = "sign up as a new shop user"
+    batch = s.search_many([QUERY, other, other], 4)
+    assert embedded == [[QUERY], [other]]
+    assert _rows(batch[0]) == first and _rows(batch[1]) == _rows(batch[2]) == _rows(Searcher.open(library).search(other, 4))
+
+
 def test_bad_search_input_is_refused_with_what_to_change(library, tmp_path, monkeypatch):
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     s = Searcher.open(library)

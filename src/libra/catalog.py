@@ -15,9 +15,6 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-import jsonschema
-from jsonschema.validators import validator_for
-
 from ._io import atomic_write_json
 from .errors import CatalogError
 from .schema import dereference
@@ -28,6 +25,9 @@ _EMPTY_PARAMS: dict[str, Any] = {"type": "object", "properties": {}, "required":
 def _check_schema(tool: str, field_name: str, schema: Any) -> None:
     if not isinstance(schema, dict):
         raise CatalogError(f"tool {tool!r}: field {field_name!r} must be a JSON Schema object, got {type(schema).__name__}")
+    import jsonschema  # on first use: commands that only read a library's index (libra serve) never need it
+    from jsonschema.validators import validator_for
+
     try:
         validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
     except jsonschema.SchemaError as exc:

@@ -104,6 +104,11 @@ def png_file(value: Path) -> None:
     writable_file(value)
 
 
+def existing_dir(value: Path) -> None:
+    if not value.expanduser().is_dir():
+        raise ValueError(f"{value} is not a directory")
+
+
 def library_file(value: Path) -> None:
     """Existence only: what is inside is checked when the library is loaded."""
     if value.is_dir():
@@ -352,6 +357,10 @@ def retrieve_format_option() -> Any:
 
 def tools_option(help: str = "your own tools: [NAMESPACE=]MODULE[:OBJECT] or [NAMESPACE=]path/to/file.py[:OBJECT] (repeatable)") -> Any:
     return _opt(None, "--tools", tools_source, help)
+
+
+def workdir_option(help: str) -> Any:
+    return _opt(None, "--workdir", existing_dir, help)
 
 
 def config_option(help: str = "project file: libra.toml, or pyproject.toml with a tool.libra table") -> Any:

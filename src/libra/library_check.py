@@ -28,14 +28,16 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
 import numpy as np
-from jsonschema.exceptions import ValidationError, best_match
-from referencing import Registry, Resource
 
 from .errors import LibraryFormatError
+
+if TYPE_CHECKING:  # jsonschema loads on the first check: reading a library's search index never needs it
+    import jsonschema
+    from jsonschema.exceptions import ValidationError
+    from referencing import Registry
 from .schema import dereference
 
 FORMAT = "libra-library"
@@ -59,6 +61,8 @@ def library_schema() -> dict[str, Any]:
 
 def schema_registry() -> Registry:
     """The library schema's one outside reference: the contract schema, by its ``$id``."""
+    from referencing import Registry, Resource
+
     from .contracts.validate import contract_schema
 
     contract = contract_schema()
@@ -78,6 +82,8 @@ def library_validator() -> jsonschema.Draft202012Validator:
     contract_ref = schema["properties"]["contracts"]["additionalProperties"]
     assert contract_ref["$ref"] == contract_schema()["$id"], "the library schema refers to the contract schema by its $id"
     schema["properties"]["contracts"]["additionalProperties"] = dereference(contract_schema())
+    import jsonschema
+
     return jsonschema.Draft202012Validator(dereference(schema))
 
 
@@ -299,6 +305,8 @@ def check_library(d: Any, source: str = "library") -> None:
     """
     _check_header(d, source)
     view, bulk = _schema_view(d)
+    from jsonschema.exceptions import best_match
+
     error = best_match(library_validator().iter_errors(view))
     if error is not None:
         raise LibraryFormatError(f"{source}: {schema_problem(error)}")

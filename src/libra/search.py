@@ -22,6 +22,7 @@ load; the embedding model itself loads on the first search, or ahead of it with 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -34,6 +35,11 @@ from .retrieval.documents import DEFAULT_DOCUMENT
 from .retrieval.search_index import Prerequisite, SearchIndex
 
 __all__ = ["MAX_PREREQUISITES", "Prerequisite", "Result", "SearchOptions", "Searcher"]
+
+#: Memory the cache of recent queries' base scores may hold: an agent repeats its searches (the same task
+#: phrased the same way, a retry after an error), and a repeated query then skips the embedding model, which
+#: is most of a search's time. Bounded in bytes, so a catalog ten times larger keeps a tenth of the queries.
+QUERY_CACHE_BYTES = 32 * 1024 * 1024
 
 #: Prerequisites listed per result at most (the rest are counted in ``more_prerequisites``): a tool can have
 #: dozens of providers in a large library, and each costs the agent tokens to read.
@@ -102,6 +108,8 @@ class Searcher:
         self._make_retriever = retriever
         self._retriever: Any = None
         self._lock = threading.Lock()
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # query -> base scores, oldest first
+        self._recent_lock = threading.Lock()
         self.graph = PropagationGraph.build(_Names(index.names), index.edges)  # type: ignore[arg-type]
 
     # -- construction ----------------------------------------------------------------------------------------
@@ -182,7 +190,7 @@ class Searcher:
             return []
         o = self.options
         base = self._base()
-        scores, _ = propagation_scores(base, base.score(list(queries)), o.score_space, o.temperature)
+        scores, _ = propagation_scores(base, self._base_scores(base, list(queries)), o.score_space, o.temperature)
         out = []
         for row in scores:
             new, trace = propagate(self.graph, row, ks=o.ks, selection=o.selection, hops=o.hops, trace=True)  # type: ignore[misc]
@@ -190,6 +198,31 @@ class Searcher:
             top = np.argsort(after, kind="stable")[:k]
             out.append(self._results([int(i) for i in top], row, new, before, after, trace.contributors))
         return out
+
+    def is_cached(self, query: str) -> bool:
+        """Whether ``query`` was searched recently, so searching it again needs no embedding (see
+        :data:`QUERY_CACHE_BYTES`)."""
+        with self._recent_lock:
+            return query in self._recent
+
+    def _base_scores(self, base: Any, queries: list[str]) -> np.ndarray:
+        """The base retriever's scores for ``queries``: recent ones from the cache (see
+        :data:`QUERY_CACHE_BYTES`), the others in one batch, then remembered."""
+        with self._recent_lock:
+            rows = {q: self._recent[q] for q in queries if q in self._recent}
+            for q in rows:
+                self._recent.move_to_end(q)
+        missing = list(dict.fromkeys(q for q in queries if q not in rows))
+        if missing:
+            fresh = np.asarray(base.score(missing))
+            rows.update(zip(missing, fresh))
+            keep = max(1, QUERY_CACHE_BYTES // max(1, fresh[0].nbytes))
+            with self._recent_lock:
+                for q, row in zip(missing, fresh):
+                    self._recent[q] = row.copy()  # not a view: it would keep the whole batch alive
+                while len(self._recent) > keep:
+                    self._recent.popitem(last=False)
+        return np.stack([rows[q] for q in queries])
 
     def _results(self, top: list[int], row: np.ndarray, new: np.ndarray, before: np.ndarray, after: np.ndarray, contributors: dict[int, set[int]]) -> list[Result]:
         names, idx = self.index.names, self.index

@@ -17,7 +17,7 @@ one to :func:`build_server`; its tools are listed beside ``search_tools`` and ca
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -62,17 +62,38 @@ def _response_adapter() -> Any:
 
 def output_schema() -> dict[str, Any]:
     """The JSON Schema of :class:`SearchResponse`, derived by pydantic from the dataclasses themselves, with its
-    references inlined: clients validate every result against it, and a validator following ``$ref`` for each of
-    dozens of nested records spends more time on that than the server spends searching."""
+    references inlined and each optional field's ``anyOf`` of one type and null written as a type list (same
+    meaning): clients validate every result against it, and a validator following ``$ref`` or trying
+    ``anyOf`` branches for each of dozens of nested records spends more time on that than the server spends
+    searching."""
     from .schema import dereference
 
-    return dereference(_response_adapter().json_schema())
+    return _flat_optionals(dereference(_response_adapter().json_schema()))
+
+
+def _flat_optionals(node: Any) -> Any:
+    """``{"anyOf": [{"type": T}, {"type": "null"}], ...}`` as ``{"type": [T, "null"], ...}``, everywhere."""
+    if isinstance(node, list):
+        return [_flat_optionals(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _flat_optionals(v) for k, v in node.items()}
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and "type" not in out and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches):
+        del out["anyOf"]
+        out["type"] = [b["type"] for b in branches]
+    return out
 
 
 def structured(response: SearchResponse) -> dict[str, Any]:
-    """``response`` as JSON data matching :func:`output_schema` (plain ``asdict``: its fields are JSON types
-    already, and it costs a sixth of pydantic's dump on every request)."""
-    return asdict(response)
+    """``response`` as JSON data matching :func:`output_schema`. Built shallowly rather than with ``asdict``,
+    which deep-copies every result's input schema on every request: nothing here mutates the schemas, and the
+    copy was most of the cost of answering a repeated query."""
+    return {
+        "query": response.query,
+        "k": response.k,
+        "results": [{**vars(r), "promoted_by": list(r.promoted_by), "prerequisites": [dict(vars(p)) for p in r.prerequisites]} for r in response.results],
+    }
 
 
 def input_schema(max_k: int) -> dict[str, Any]:
@@ -126,7 +147,7 @@ def check_arguments(arguments: dict[str, Any], max_k: int) -> tuple[str, int]:
     return query, k
 
 
-def _schema_line(schema: dict[str, Any]) -> str:
+def schema_line(schema: dict[str, Any]) -> str:
     props = schema.get("properties") or {}
     required = set(schema.get("required") or ())
     parts = []
@@ -143,7 +164,7 @@ def text_form(query: str, results: list[Result]) -> str:
         how = f"promoted by {', '.join(r.promoted_by[:3])}" if r.via == "promoted" else "retrieved"
         about = " ".join(r.description.split())
         lines.append(f"{r.rank}. {r.tool} [{how}] {about[:300]}")
-        lines.append(f"   inputs: {_schema_line(r.input_schema)}")
+        lines.append(f"   inputs: {schema_line(r.input_schema)}")
         for p in r.prerequisites:
             feeds = f" ({p.provider_field} -> {p.consumer_input})" if p.consumer_input else ""
             lines.append(f"   needs {p.tool}{feeds}: {p.evidence}")
@@ -172,15 +193,21 @@ def build_server(searcher: Searcher, forwarder: ToolForwarder | None = None, max
     async def call_tool(ctx: Any, params: Any) -> Any:
         arguments = params.arguments or {}
         if params.name != SEARCH_TOOL:
-            if forwarder is not None and any(t.name == params.name for t in forwarder.tools()):
-                return await forwarder.call(params.name, arguments)
-            return error(f"unknown tool {params.name!r}: this server has {SEARCH_TOOL}(query, k)")
+            if forwarder is not None:
+                served = [t.name for t in forwarder.tools()]
+                if params.name in served:
+                    return await forwarder.call(params.name, arguments)
+                return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and {', '.join(served)}; run a tool search_tools found through {served[0]}")
+            return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k)")
         try:
             query, k = check_arguments(arguments, max_k)
         except SearchInputError as exc:
             return error(str(exc))
         try:
-            results = await anyio.to_thread.run_sync(searcher.search, query, k)
+            if searcher.is_cached(query):  # a millisecond of numpy: a hop to a worker thread would cost more
+                results = searcher.search(query, k)
+            else:  # the embedding model runs off the event loop, which keeps serving other requests
+                results = await anyio.to_thread.run_sync(searcher.search, query, k)
         except LibraError as exc:  # e.g. the embedding model cannot load: the client shows why
             return error(f"search failed: {exc}")
         data = structured(SearchResponse(query, k, results))

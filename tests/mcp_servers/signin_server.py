@@ -2,6 +2,7 @@
 
 Run with ``python signin_server.py`` (stdio) or ``python signin_server.py --http PORT`` (Streamable HTTP).
 Notes are files under ``NOTES_DIR`` (the sandbox), so the state is partly in files, partly in the process.
+When ``CRASH_ON_TITLE`` is set, adding a note with that title kills the process (a server crashing mid-call).
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def add_note(access_token: str, title: str, text: str) -> dict:
     user = SESSIONS.get(access_token)
     if user is None:
         raise ToolError("not signed in")
+    if title and title == os.environ.get("CRASH_ON_TITLE"):
+        sys.stderr.write("fatal: simulated crash\n")
+        sys.stderr.flush()
+        os._exit(9)
     folder = _notes() / user
     folder.mkdir(parents=True, exist_ok=True)
     note_id = f"n{len(list(folder.iterdir())) + 1}"

@@ -313,6 +313,11 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
             "config": opts.config.to_dict(),
             "fixtures": sorted(fixtures),
         }
+        # A catalog served by processes (MCP servers) records how to start them, so `libra serve --workdir` can
+        # forward calls to the same servers later without the project file.
+        server_configs = getattr(bench, "server_configs", None)
+        if callable(server_configs):
+            meta["mcp_servers"] = server_configs()
         library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, with_sim, stats, meta)
         if out_path:
             library.save(out_path)

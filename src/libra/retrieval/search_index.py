@@ -54,6 +54,9 @@ class SearchIndex:
     edges: list[Edge]
     prerequisites: dict[str, list[Prerequisite]] = field(default_factory=dict)  # per consumer, strongest first
     vectors: np.ndarray | None = None  # the dense embeddings of the tools, in catalog order
+    #: the MCP servers the catalog came from (``[[mcp]]`` tables, the library's ``meta.mcp_servers``): what a
+    #: gateway starts to forward calls; empty for other catalogs
+    servers: list[dict[str, Any]] = field(default_factory=list)
 
     @classmethod
     def from_library(cls, library: Any, vectors: np.ndarray | None = None) -> SearchIndex:
@@ -65,6 +68,7 @@ class SearchIndex:
             edges=library_edges(library),
             prerequisites=prerequisites_of(library.relations),
             vectors=vectors,
+            servers=list(library.meta.get("mcp_servers") or []),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -75,6 +79,7 @@ class SearchIndex:
             "input_schemas": self.input_schemas,
             "edges": [[e.provider, e.consumer, e.input, e.similarity] for e in self.edges],
             "prerequisites": {c: [[p.tool, p.kind, p.provider_field, p.consumer_input, p.evidence] for p in ps] for c, ps in self.prerequisites.items()},
+            "servers": self.servers,
         }
 
     @classmethod
@@ -86,6 +91,7 @@ class SearchIndex:
             edges=[Edge(*e) for e in d["edges"]],
             prerequisites={c: [Prerequisite(*p) for p in ps] for c, ps in d["prerequisites"].items()},
             vectors=vectors,
+            servers=d.get("servers", []),
         )
 
 

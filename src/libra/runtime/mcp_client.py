@@ -145,6 +145,19 @@ class ServerSpec:
             cwd=sub(self.cwd),
         )
 
+    def to_config(self) -> dict[str, Any]:
+        """This spec as an ``[[mcp]]`` table (the keys that differ from their defaults): what a library records
+        so ``libra serve`` can start the same servers again (:meth:`from_config` reads it back)."""
+        from dataclasses import fields
+
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
+            if f.name == "name" or value != default:
+                out[f.name] = list(value) if f.name == "args" else dict(value) if f.name == "env" else value
+        return out
+
     @property
     def uses_port(self) -> bool:
         return any("{port}" in (s or "") for s in (self.url, *self.args, *self.env.values()))
@@ -182,6 +195,12 @@ def missing_command_message(command: str) -> str:
     return f"command {command!r} not found on PATH nor in libra's server directories ({where}): {fix}"
 
 
+def inherited_environment() -> dict[str, str]:
+    """The caller's variables a server may see (the SDK's safe list: who and where the user is, how to find
+    programs); the rest of the caller's environment (tokens, proxies) stays out unless a server's ``env`` names it."""
+    return {k: v for k in ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER") if (v := os.environ.get(k)) is not None and not v.startswith("()")}
+
+
 def pinned_environment() -> dict[str, str]:
     """What every server process gets before its own ``env``: the SDK's safe inherited variables plus pinned
     clock, locale and identity settings, so identical calls write identical files.
@@ -193,7 +212,7 @@ def pinned_environment() -> dict[str, str]:
     from the system clock itself cannot be pinned from outside: they only reach outputs, and the runtime's
     memo makes a repeated call return its first record, so they never change a state or a verdict.
     """
-    env = {k: v for k in ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER") if (v := os.environ.get(k)) is not None and not v.startswith("()")}
+    env = inherited_environment()
     env.update(
         {
             "TZ": "UTC",
@@ -411,8 +430,9 @@ class ToolInfo:
 class Connection:
     """One running server (started lazily, restarted after a failure) seen through a blocking interface."""
 
-    def __init__(self, spec: ServerSpec, sandbox: Path, logdir: Path, loop: _LoopThread) -> None:
+    def __init__(self, spec: ServerSpec, sandbox: Path, logdir: Path, loop: _LoopThread, environment: Callable[[], dict[str, str]] = pinned_environment) -> None:
         self.spec = spec
+        self.environment = environment  # what the server's own ``env`` is laid over (pinned for builds)
         self.sandbox = sandbox
         self.log = logdir / f"{spec.name}.log"
         self.loop = loop
@@ -434,8 +454,17 @@ class Connection:
 
     @property
     def running(self) -> bool:
-        """Alive, and its process (when it has one) has not exited on its own."""
-        return self.alive and (self._proc is None or self._proc.returncode is None)
+        """Alive, and its process (when it has one) has not exited on its own. /proc is read too: the event
+        loop notices an exit only when it next runs, and a process killed a moment ago is already a zombie."""
+        if not self.alive or self._proc is None:
+            return self.alive
+        if self._proc.returncode is not None:
+            return False
+        try:
+            with open(f"/proc/{self._proc.pid}/stat", "rb") as fh:
+                return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+        except (OSError, IndexError):
+            return False
 
     # -- lifecycle ----------------------------------------------------------------------------------------
     def start(self) -> None:
@@ -484,7 +513,7 @@ class Connection:
         from mcp import Client
 
         spec = self.spec.expanded(self.sandbox, free_port() if self.spec.uses_port else None)
-        env = {**pinned_environment(), **spec.env}
+        env = {**self.environment(), **spec.env}
         self._garbage = None
         try:
             async with AsyncExitStack() as stack:

@@ -87,6 +87,11 @@ class McpSource(Benchmark):
             raise ConfigError("[[mcp]] must be an array of tables")
         return cls(servers, template, fixtures=fixtures, **kwargs)
 
+    def server_configs(self) -> list[dict[str, Any]]:
+        """The servers as ``[[mcp]]`` tables, ``{sandbox}`` unexpanded: what the built library records (its
+        ``meta.mcp_servers``) so a gateway can start them again against another directory."""
+        return [s.to_config() for s in self.specs]
+
     @property
     def sandbox_path(self) -> Path:
         return self.workdir / "sandbox"
