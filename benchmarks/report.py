@@ -134,6 +134,9 @@ def main() -> None:
         for k, methods in ws["eval"].items():
             lines += [f"| {m} | {k} | {r['precision']:.1f} | {r['recall']:.1f} | {r['ndcg']:.1f} |" for m, r in methods.items()]
         lines += ["", f"Eval over the example's {ws['n_tasks']} tasks (`examples/workspace/tasks.jsonl`). Relations:", "", "```", *ws["relations"], "```", ""]
+    rays = _load("ray")
+    if rays:
+        lines += _ray_lines(rays)
     prop = _load("propagation")
     if prop:
         lines += ["## Propagation cost per query", "", "| graph | tools | edges | dense ms | + propagation ms | added ms | target |", "|---|---|---|---|---|---|---|"]
@@ -148,6 +151,35 @@ def main() -> None:
     (ROOT / "docs").mkdir(exist_ok=True)
     (ROOT / "docs" / "results.md").write_text("\n".join(lines) + "\n")
     print("wrote docs/results.md")
+
+
+def _ray_lines(r: dict) -> list[str]:
+    """Builds on Ray: the overhead on this machine, one call's cost, and the AppWorld model (bench_ray.py)."""
+    d = r["dispatch"]
+    out = ["## Builds on Ray", "",
+           f"On {r['machine']['cpus']} CPUs, {r['workers']} workers each way (a private local Ray started by the build). "
+           f"One cheap BFCL call costs the caller {d['local_ms_per_call']:.3f} ms through the local pool and {d['ray_ms_per_call']:.3f} ms through Ray "
+           f"(+{d['ray_added_ms_per_call']:.3f} ms); starting the local Ray takes {d['ray_start_s']:.1f} s and stopping it {d['ray_stop_s']:.1f} s.", "",
+           "| benchmark | executor | wall s | executed calls | calls/s per worker | Ray overhead | identical relations |", "|---|---|---|---|---|---|---|"]
+    for name, b in r.get("builds", {}).items():
+        for ex in ("local", "ray"):
+            row = b[ex]
+            extra = f"{b['ray_overhead_pct']:+.1f}%" if ex == "ray" else ""
+            same = str(b["identical_relations"]) if ex == "ray" else ""
+            out.append(f"| {name} | {ex} | {row['wall_s']:.1f} | {row['executed_calls']:,} | {row['calls_per_s_per_worker']:.1f} | {extra} | {same} |")
+    m = r.get("appworld_model")
+    if m:
+        s, f = m["sample"], m["full_build"]
+        out += ["", f"AppWorld on N workers, modelled from a {s['max_calls']:,}-call build observed batch by batch ({s['waves']} waves, "
+                f"{s['engine_batches']} engine batches, {s['contract_calls']:,} contract-check calls sent one at a time; "
+                f"{m['per_call_ms']:.2f} ms per call on a worker) and the full build's statistics ({f['executed_calls']:,} calls, {f['waves']} waves, "
+                f"about {f['batches_estimated']:,} batches of {f['calls_per_batch']:.0f} calls, {f['wall_s_on_2']:.0f} s on {f['workers']} workers):", "",
+                "| workers | caller s | contract calls s | engine calls s | batch floor s | wall local s | + Ray dispatch s | wall Ray s |", "|---|---|---|---|---|---|---|---|"]
+        out += [f"| {w['workers']} | {w['caller_s']:.0f} | {w['contract_calls_s']:.0f} | {w['engine_calls_s']:.0f} | {w['batch_floor_s']:.0f} | {w['wall_local_s']:.0f} | {w['ray_dispatch_s']:.0f} | {w['wall_ray_s']:.0f} |" for w in m["rows"]]
+        out += ["", f"At 96 workers the largest part is {m['largest_part_at_96']}: it does not shrink with workers, so it stops scaling first. "
+                "Caller: the full build's wall time less its calls on its workers (the engine's own work, serial). Batch floor: one call per batch "
+                "whatever the number of workers (the critical path of the waves)."]
+    return out + [""]
 
 
 if __name__ == "__main__":
