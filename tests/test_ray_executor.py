@@ -51,6 +51,42 @@ def ray_address():
             os.environ["PYTHONPATH"] = saved
 
 
+HAZARDS = [
+    ("toy_hazards.segfault", "worker crashed (signal SIGSEGV)"),
+    ("toy_hazards.hang", "timeout after 10.0s"),
+    ("toy_hazards.hog_memory", "MemoryError"),
+    ("toy_hazards.connect", "PermissionError: network disabled during library construction"),
+    ("toy_hazards.raw_connect", "PermissionError: network disabled during library construction"),
+]
+
+
+def test_the_sandbox_holds_inside_ray_actors(ray_address) -> None:
+    """Crashes, hangs, memory blow-ups and network access give the local pool's error records, in call order,
+    and the lost actors are replaced so the next calls run."""
+    from libra.runtime import IsolatedRuntime
+    from libra.runtime.ray_transport import RayTransport, on_ray
+    from tests.toy_tools import make_blog_runtime
+
+    with on_ray(), IsolatedRuntime(make_blog_runtime, n_workers=2, timeout_s=10.0, memory_mb=128) as rt:
+        assert isinstance(rt.pool.transport, RayTransport)
+        assert rt.network_isolation == "namespace" and rt.pids == []  # workers on the actors' node, not ours
+        fresh = rt.fresh()
+        calls = [(fresh, "toy_hazards.add", {"a": i}) for i in range(6)]
+        for k, (tool, _) in enumerate(HAZARDS):
+            calls.insert(2 * k + 1, (fresh, tool, {}))
+        results = rt.invoke_many(calls)
+        errors = iter(expected for _, expected in HAZARDS)
+        adds = iter(range(6))
+        for (_, tool, _), (record, state) in zip(calls, results):
+            if tool == "toy_hazards.add":
+                assert (record.status, record.output) == ("success", next(adds) + 2), record.error
+            else:
+                assert record.status == "error" and record.error.startswith(next(errors)), record.error
+            assert state == fresh
+        assert rt.pool.restarts >= 2  # the crashed and the timed-out worker were replaced
+        assert rt.invoke(fresh, "toy_hazards.add", {"a": 40})[0].output == 42
+
+
 def _timeless(value):
     """``value`` without the calls' measured durations (they differ between any two runs, local ones too)."""
     if isinstance(value, dict):
