@@ -170,15 +170,20 @@ def _ray_lines(r: dict) -> list[str]:
     m = r.get("appworld_model")
     if m:
         s, f = m["sample"], m["full_build"]
-        out += ["", f"AppWorld on N workers, modelled from a {s['max_calls']:,}-call build observed batch by batch ({s['waves']} waves, "
-                f"{s['engine_batches']} engine batches, {s['contract_calls']:,} contract-check calls sent one at a time; "
-                f"{m['per_call_ms']:.2f} ms per call on a worker) and the full build's statistics ({f['executed_calls']:,} calls, {f['waves']} waves, "
-                f"about {f['batches_estimated']:,} batches of {f['calls_per_batch']:.0f} calls, {f['wall_s_on_2']:.0f} s on {f['workers']} workers):", "",
-                "| workers | caller s | contract calls s | engine calls s | batch floor s | wall local s | + Ray dispatch s | wall Ray s |", "|---|---|---|---|---|---|---|---|"]
-        out += [f"| {w['workers']} | {w['caller_s']:.0f} | {w['contract_calls_s']:.0f} | {w['engine_calls_s']:.0f} | {w['batch_floor_s']:.0f} | {w['wall_local_s']:.0f} | {w['ray_dispatch_s']:.0f} | {w['wall_ray_s']:.0f} |" for w in m["rows"]]
-        out += ["", f"At 96 workers the largest part is {m['largest_part_at_96']}: it does not shrink with workers, so it stops scaling first. "
-                "Caller: the full build's wall time less its calls on its workers (the engine's own work, serial). Batch floor: one call per batch "
-                "whatever the number of workers (the critical path of the waves)."]
+        out += ["", (f"AppWorld on N workers, modelled from a {s['max_calls']:,}-call build observed batch by batch ({s['waves']} waves, "
+                     f"{s['engine_batches']} engine batches; {s['contract_calls']:,} contract-check calls, sent one at a time) and scaled to the full "
+                     f"build's statistics ({f['executed_calls']:,} calls, {f['waves']} waves, about {f['batches_estimated']:,} batches of "
+                     f"{f['calls_per_batch']:.0f} calls, {f['wall_s_on_2']:.0f} s on {f['workers']} workers; load factor {m['load_scale']}): "
+                     f"{m['per_call_ms']:.2f} ms per call on a worker, {m['contract_call_ms']:.2f} ms per contract-check call, "
+                     f"{m['caller_ms_per_call']:.3f} ms of the caller's own work per executed call."), "",
+                "| workers | caller s | contract calls s | engine calls s | batch floor s | wall local s | speed-up | + Ray dispatch s | wall Ray s |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        out += [f"| {w['workers']} | {w['caller_s']:.0f} | {w['contract_calls_s']:.0f} | {w['engine_calls_s']:.0f} | {w['batch_floor_s']:.0f} | "
+                f"{w['wall_local_s']:.0f} | {w['speedup_local']:.1f} | {w['ray_dispatch_s']:.0f} | {w['wall_ray_s']:.0f} |" for w in m["rows"]]
+        out += ["", (f"At 96 workers the largest part is {m['largest_part_at_96']}: it does not shrink with workers, so it stops scaling first. "
+                     "Caller: the engine's own work and the build's set-up, serial. Batch floor: one call per batch whatever the number of "
+                     "workers (the critical path of the waves). Ray dispatch: Ray's added cost per call measured above, counted as if the caller "
+                     "paid it serially (an upper bound).")]
     return out + [""]
 
 

@@ -201,3 +201,13 @@ def test_ctrl_c_during_a_ray_build_exits_130_and_stops_its_ray(tmp_path) -> None
     proc, _, err = _interrupt_after("proposing and checking contracts", ["build", "slow-shop", "--out", str(out), "--workers", "2", "--executor", "ray"], tmp_path / "cache")
     _assert_interrupted(proc, err)  # nothing of the process group is left: Ray's own processes included
     assert not out.exists()
+
+
+def test_ray_needs_sandboxed_workers_and_a_valid_spec() -> None:
+    from libra.errors import ConfigError
+
+    bench = gen.CatalogBenchmark(gen.load("phone"))
+    with pytest.raises(ConfigError, match="--workers 1 or more"):
+        build_library(bench, None, BuildOptions(workers=0, executor="ray", progress=False))
+    with pytest.raises(ConfigError, match="local, ray or ray:ADDRESS"):
+        build_library(bench, None, BuildOptions(workers=1, executor="dask", progress=False))
