@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -16,7 +16,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval,bigtool]'
+	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval,bigtool,ray]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
 	@touch $(STAMP)
@@ -41,7 +41,7 @@ test: setup appworld mcp-servers
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit bench-ray
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -102,6 +102,11 @@ bench-invoke: setup
 
 bench-build: setup
 	for b in $(BENCH); do $(BIN)/python benchmarks/bench_build.py $$b || exit 1; done
+
+# BFCL and SciToolEval built with the local pool and on a local Ray (overhead, calls/s per worker), and a model of
+# AppWorld's build on 8, 32 and 96 workers from its committed build statistics.
+bench-ray: setup
+	$(BIN)/python benchmarks/bench_ray.py
 
 bench-propagation: setup
 	$(BIN)/python benchmarks/bench_propagation.py

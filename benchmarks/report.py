@@ -165,6 +165,9 @@ def main() -> None:
         for k, methods in ws["eval"].items():
             lines += [f"| {m} | {k} | {r['precision']:.1f} | {r['recall']:.1f} | {r['ndcg']:.1f} |" for m, r in methods.items()]
         lines += ["", f"Eval over the example's {ws['n_tasks']} tasks (`examples/workspace/tasks.jsonl`). Relations:", "", "```", *ws["relations"], "```", ""]
+    rays = _load("ray")
+    if rays:
+        lines += _ray_lines(rays)
     prop = _load("propagation")
     if prop:
         lines += ["## Propagation cost per query", "", "| graph | tools | edges | dense ms | + propagation ms | added ms | target |", "|---|---|---|---|---|---|---|"]
@@ -179,6 +182,43 @@ def main() -> None:
     (ROOT / "docs").mkdir(exist_ok=True)
     (ROOT / "docs" / "results.md").write_text("\n".join(lines) + "\n")
     print("wrote docs/results.md")
+
+
+def _ray_lines(r: dict) -> list[str]:
+    """Builds on Ray: the overhead on this machine, one call's cost, and the AppWorld model (bench_ray.py)."""
+    d = r["dispatch"]
+    out = ["## Builds on Ray", "",
+           "Wall: the whole build; s in batches: the time the build waited on tool calls (the rest is the caller's own work, the "
+           "same code either way, so on a shared machine it mostly shows the load).", "",
+           f"On {r['machine']['cpus']} CPUs, {r['workers']} workers each way (a private local Ray started by the build). "
+           f"One cheap BFCL call costs the caller {d['local_ms_per_call']:.3f} ms through the local pool and {d['ray_ms_per_call']:.3f} ms through Ray "
+           f"(+{d['ray_added_ms_per_call']:.3f} ms); starting the local Ray takes {d['ray_start_s']:.1f} s and stopping it {d['ray_stop_s']:.1f} s.", "",
+           "| benchmark | executor | wall s | s in batches | executed calls | calls/s per worker | Ray overhead (wall / batches) | identical relations |", "|---|---|---|---|---|---|---|---|"]
+    for name, b in r.get("builds", {}).items():
+        for ex in ("local", "ray"):
+            row = b[ex]
+            in_batches = row["batches"]["seconds_in_batches"]
+            extra = f"{b['ray_overhead_pct']:+.1f}% / {100 * (in_batches / b['local']['batches']['seconds_in_batches'] - 1):+.1f}%" if ex == "ray" else ""
+            same = str(b["identical_relations"]) if ex == "ray" else ""
+            out.append(f"| {name} | {ex} | {row['wall_s']:.1f} | {in_batches:.1f} | {row['executed_calls']:,} | {row['calls_per_s_per_worker']:.1f} | {extra} | {same} |")
+    m = r.get("appworld_model")
+    if m:
+        s, f = m["sample"], m["full_build"]
+        out += ["", (f"AppWorld on N workers, modelled from a {s['max_calls']:,}-call build observed batch by batch ({s['waves']} waves, "
+                     f"{s['engine_batches']} engine batches; {s['contract_calls']:,} contract-check calls, sent one at a time) and scaled to the full "
+                     f"build's statistics ({f['executed_calls']:,} calls, {f['waves']} waves, about {f['batches_estimated']:,} batches of "
+                     f"{f['calls_per_batch']:.0f} calls, {f['wall_s_on_2']:.0f} s on {f['workers']} workers; load factor {m['load_scale']}): "
+                     f"{m['per_call_ms']:.2f} ms per call on a worker, {m['contract_call_ms']:.2f} ms per contract-check call, "
+                     f"{m['caller_ms_per_call']:.3f} ms of the caller's own work per executed call."), "",
+                "| workers | caller s | contract calls s | engine calls s | batch floor s | wall local s | speed-up | + Ray dispatch s | wall Ray s |",
+                "|---|---|---|---|---|---|---|---|---|"]
+        out += [f"| {w['workers']} | {w['caller_s']:.0f} | {w['contract_calls_s']:.0f} | {w['engine_calls_s']:.0f} | {w['batch_floor_s']:.0f} | "
+                f"{w['wall_local_s']:.0f} | {w['speedup_local']:.1f} | {w['ray_dispatch_s']:.0f} | {w['wall_ray_s']:.0f} |" for w in m["rows"]]
+        out += ["", (f"At 96 workers the largest part is {m['largest_part_at_96']}: it does not shrink with workers, so it stops scaling first. "
+                     "Caller: the engine's own work and the build's set-up, serial. Batch floor: one call per batch whatever the number of "
+                     "workers (the critical path of the waves). Ray dispatch: Ray's added cost per call measured above, counted as if the caller "
+                     "paid it serially (an upper bound).")]
+    return out + [""]
 
 
 if __name__ == "__main__":

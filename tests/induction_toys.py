@@ -380,14 +380,33 @@ class Ledger:
     leap_entries = _stepper(1000, "a thousand")
 
 
+def kill_after_checkpoint(proc: Any, ckpt: Any, wait_s: float = 180.0) -> None:
+    """Wait until the build ``proc`` wrote its checkpoint ``ckpt`` and let it run a moment more, then SIGKILL it
+    (what the resume tests interrupt: a build that dies with no chance to clean up)."""
+    import signal
+
+    deadline = time.monotonic() + wait_s
+    while not ckpt.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    assert ckpt.exists(), "the build wrote no checkpoint before finishing"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+
+
 def main(argv: list[str]) -> None:
-    """``python -m tests.induction_toys OUT DELAY``: build the toy library (used by the resume test)."""
+    """``python -m tests.induction_toys OUT DELAY [EXECUTOR WORKERS]``: build the toy library (used by the resume
+    tests; in-process unless an executor and a number of workers are given)."""
     from libra.induction.build import BuildOptions, build_library
     from libra.induction.engine import BuildConfig
 
     out, delay = argv[0], float(argv[1])
+    executor, workers = (argv[2], int(argv[3])) if len(argv) > 3 else ("local", 0)
     cfg = BuildConfig(batch_size=4, checkpoint_every_s=0.0)
-    build_library(ShopBenchmark(delay), out, BuildOptions(workers=0, embedder="minilm", config=cfg, progress=False))
+    # the module by its import name, not __main__: a Ray actor must find the runtime factory by reference
+    from tests.induction_toys import ShopBenchmark as Shop
+
+    build_library(Shop(delay), out, BuildOptions(workers=workers, executor=executor, embedder="minilm", config=cfg, progress=False))
 
 
 if __name__ == "__main__":

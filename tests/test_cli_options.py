@@ -74,6 +74,7 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("build", "benchmark", ["nope"]),
     ("build", "--out", OUTPUT),
     ("build", "--workers", NON_NEGATIVE_INT),
+    ("build", "--executor", ["spark", "", "local:x", "ray:"]),
     ("build", "--proposer", CHOICE),
     ("build", "--llm-base-url", URL),
     ("build", "--llm-model", TEXT),

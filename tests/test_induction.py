@@ -5,10 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -20,7 +18,7 @@ from libra.library import Candidate, Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ClassesBenchmark, Ledger, Mailbox, PortalBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark
+from .induction_toys import ClassesBenchmark, Ledger, Mailbox, PortalBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark, kill_after_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,14 +112,7 @@ def test_killed_build_resumes_to_the_same_library(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "tests.induction_toys", str(reference), "0"], cwd=ROOT, check=True, timeout=300)
     out = tmp_path / "lib.json"
     ckpt = tmp_path / "lib.json.ckpt"
-    proc = subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT)
-    deadline = time.monotonic() + 120
-    while not ckpt.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert ckpt.exists(), "the build wrote no checkpoint before finishing"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    kill_after_checkpoint(subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT), ckpt)
     assert not out.exists()
     with open(ckpt, "rb") as fh:
         assert fh.read(2) == b"\x1f\x8b"  # checkpoints are gzip streams

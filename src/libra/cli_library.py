@@ -93,7 +93,8 @@ def build_cmd(
     out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
     tools: Optional[List[str]] = opts.tools_option(),
     config: Optional[Path] = opts.config_option(),
-    workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count; 0 = in-process for trusted runtimes)"),
+    workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count, or the Ray cluster's CPUs with --executor ray; 0 = in-process for trusted runtimes)"),
+    executor: str = opts.executor_option(),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
     llm_model: Optional[str] = _MODEL_OPT,
@@ -119,7 +120,7 @@ def build_cmd(
     prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
     budgets = {k: v[k] for k in ("max_calls", "max_depth") if v[k] is not None}
     build_config = BuildConfig(tau=v["tau"], credit=v["credit"], **budgets)
-    build_opts = BuildOptions(proposer=prop, workers=v["workers"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
+    build_opts = BuildOptions(proposer=prop, workers=v["workers"], executor=v["executor"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
     lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     _print_health(lib.stats.get("health"))

@@ -180,6 +180,13 @@ def tools_source(value: str) -> None:
     resolve(parse_spec(value))
 
 
+def executor_spec(value: str) -> None:
+    """``local``, ``ray`` or ``ray:ADDRESS``; ``ray`` without Ray installed is refused here, before any work."""
+    from .runtime.ray_transport import ExecutorSpec
+
+    ExecutorSpec.parse(value)
+
+
 def project_file(value: Path) -> None:
     """The whole file is read and checked (keys, sources, build options) before the build starts."""
     from .project import load_project
@@ -285,6 +292,10 @@ def library_option(help: str) -> Any:
 
 def workers_option(help: str) -> Any:
     return _opt(None, "--workers", non_negative_int, help)
+
+
+def executor_option() -> Any:
+    return _opt("local", "--executor", executor_spec, "where tool calls run: local (worker processes here, default), ray (a private local Ray) or ray:ADDRESS (an existing Ray cluster; needs libra-tools[ray])")
 
 
 def json_option(help: str) -> Any:

@@ -19,6 +19,7 @@
     [build]                             # the build options of `libra build`, by their CLI names
     max-calls = 5000
     workers = 2
+    executor = "ray"                    # or "ray:HOST:PORT" (an existing Ray cluster), default "local"
 
 ``pyproject.toml`` may hold the same under ``[tool.libra]``. Relative paths (Python files, the sandbox template)
 are relative to the file that names them. Every key is checked when the file is read, before any work: an

@@ -12,6 +12,8 @@ import json
 import os
 import time
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -34,6 +36,8 @@ from .peak import PeakMemory
 class BuildOptions:
     proposer: str | Proposer = "offline"
     workers: int | None = None  # worker processes; 0 = in-process (trusted runtimes only); None = CPU count
+    #: where tool calls run: "local", "ray" (a private local Ray) or "ray:ADDRESS" (see libra.runtime.ray_transport)
+    executor: str = "local"
     embedder: str = DEFAULT_EMBEDDER
     config: BuildConfig = field(default_factory=BuildConfig)
     resume: bool = True
@@ -56,6 +60,44 @@ def open_runtime(bench: Benchmark, workers: int | None) -> Any:
             raise ConfigError(f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run in-process: use --workers 1 or more")
         return rt
     return bench.runtime(isolated=True, n_workers=n)
+
+
+def executor_spec(text: str) -> Any:
+    """The :class:`~libra.runtime.ray_transport.ExecutorSpec` of ``text``; a bad one is a :class:`ConfigError`."""
+    from ..errors import ConfigError
+    from ..runtime.ray_transport import ExecutorSpec
+
+    try:
+        return ExecutorSpec.parse(text)
+    except ValueError as exc:
+        raise ConfigError(f"executor {exc}") from None
+
+
+@contextmanager
+def executor_scope(spec: Any, workers: int | None) -> Iterator[tuple[int | None, Callable[[], bool]]]:
+    """Where a build's runtime starts its workers: here (``local``), or as Ray actors (``ray[:ADDRESS]``).
+
+    Yields the number of workers to open (on Ray without ``workers``: the cluster's CPUs) and a check that says
+    whether the runtime opened inside really went to Ray. Ray is started (or connected) before and stopped after.
+    """
+    if spec.kind == "local":
+        yield workers, lambda: True
+        return
+    from ..errors import ConfigError
+    from ..runtime.executor import transports_wrapped
+    from ..runtime.ray_transport import cluster_cpus, ray_session, ray_wrapper
+
+    if workers == 0:
+        raise ConfigError("--executor ray runs tools in sandboxed workers on Ray actors: use --workers 1 or more")
+    wrapped: list[Any] = []
+    to_ray = ray_wrapper()
+
+    def wrap(inner: Any) -> Any:
+        wrapped.append(inner)
+        return to_ray(inner)
+
+    with ray_session(spec.address, workers or (default_workers() if spec.address is None else None)), transports_wrapped(wrap):
+        yield (workers if workers is not None else cluster_cpus()), lambda: bool(wrapped)
 
 
 def _identity(catalog: Catalog, contracts: dict[str, Any], config: BuildConfig, embedder_id: str, fixtures: dict[str, Any]) -> str:
@@ -210,16 +252,28 @@ def build_library(
 
 def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]) -> Library:
     opts = options or BuildOptions()
+    spec = executor_spec(opts.executor)
+    with executor_scope(spec, opts.workers) as (workers, went_remote):
+        return _build_on(bench, out, opts, log, spec, workers, went_remote)
+
+
+def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log: Callable[[str], None], spec: Any, workers: int | None, went_remote: Callable[[], bool]) -> Library:
     catalog = bench.catalog()
     fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
     out_path = Path(out) if out else None
     ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
     t0 = time.perf_counter()
     peak = PeakMemory()
-    runtime = open_runtime(bench, opts.workers)
+    runtime = open_runtime(bench, workers)
     cleanup: list[Engine] = []
     done = False
     try:
+        if not went_remote():
+            from ..errors import ConfigError
+
+            raise ConfigError(f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it cannot run on {spec.kind}: use --executor local")
+        if spec.kind != "local":
+            log(f"running tool calls on {workers} Ray actors ({spec})")
         proposer = get_proposer(opts.proposer)
         log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
         initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
@@ -283,7 +337,8 @@ def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | Non
             "contracts": summary.counts(),
             "engine": dict(engine.counters),
             "resumed": resumed,
-            "workers": default_workers() if opts.workers is None else opts.workers,
+            "workers": default_workers() if workers is None else workers,
+            "executor": spec.kind,
             # how tools were kept off the network (see libra.runtime.sandbox); in-process runtimes block nothing
             "network_isolation": getattr(runtime, "network_isolation", "allowed"),
             # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk

@@ -16,6 +16,12 @@ A transport starts :class:`Channel` s, one per worker; a channel speaks the exec
 :mod:`libra.runtime.worker`), translating it to its worker's own wire format when that differs. A transport to
 anything else (MCP servers, Ray actors) implements the same two classes. Every process a transport starts for
 tools enters :mod:`libra.runtime.sandbox`; :attr:`Executor.network_isolation` reports what the sandbox got.
+
+Where workers run is chosen once, around whatever builds the runtime: inside :func:`transports_wrapped`, every
+executor whose transport is :attr:`Transport.remotable` runs it through the wrapper instead (e.g.
+:class:`~libra.runtime.ray_transport.RayTransport`, which starts each worker inside a Ray actor). Why a scope and
+not a parameter: benchmark adapters build their own runtimes (a worker pool, a foreign interpreter's servers), and
+the executor is the one place all of them start workers, so no adapter has to learn about any cluster.
 """
 
 from __future__ import annotations
@@ -26,7 +32,9 @@ import time
 import weakref
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as _wait_fds
 from typing import Any
@@ -106,6 +114,9 @@ class Transport(ABC):
     request_timeout_s = 60.0
     #: how long a worker asked to stop gets before it is killed
     stop_grace_s = 1.0
+    #: True when the transport is plain, picklable settings that can start its workers in another process (or on
+    #: another machine): only such transports are handed to the wrapper of :func:`transports_wrapped`
+    remotable = False
 
     @abstractmethod
     def start(self) -> Channel:
@@ -118,6 +129,20 @@ class Transport(ABC):
     def wait(self, channels: list[Channel], timeout_s: float) -> list[Channel]:
         """The channels among ``channels`` with a reply to read, waiting up to ``timeout_s`` for one."""
         return _wait_fds(channels, timeout=timeout_s)  # type: ignore[arg-type, return-value]
+
+
+TransportWrapper = Callable[[Transport], Transport]
+_WRAPPER: ContextVar[TransportWrapper | None] = ContextVar("libra_transport_wrapper", default=None)
+
+
+@contextmanager
+def transports_wrapped(wrapper: TransportWrapper) -> Iterator[None]:
+    """Executors created inside this block run their remotable transport through ``wrapper`` (see the module doc)."""
+    token = _WRAPPER.set(wrapper)
+    try:
+        yield
+    finally:
+        _WRAPPER.reset(token)
 
 
 @dataclass
@@ -165,6 +190,9 @@ class Executor:
         catalog: Catalog | None = None,
     ) -> None:
         self.check_sizes(n_workers, timeout_s)
+        wrapper = _WRAPPER.get()
+        if wrapper is not None and transport.remotable:
+            transport = wrapper(transport)
         self.transport = transport
         self.timeout_s = float(timeout_s)
         self.cache_size = cache_size

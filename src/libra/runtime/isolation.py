@@ -101,6 +101,8 @@ class _ProcessChannel(Channel):
 class ProcessTransport(Transport):
     """Sandboxed worker processes of this interpreter, each building its runtime with ``runtime_factory()``."""
 
+    remotable = True  # plain settings and a picklable factory: its workers can be started anywhere
+
     def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
         try:
             self._ctx = mp.get_context(context)

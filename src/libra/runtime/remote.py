@@ -202,6 +202,7 @@ class InterpreterTransport(Transport):
 
     times_calls = True
     split_states_only = True
+    remotable = True  # plain settings: any machine with the same foreign environment can start its servers
     request_timeout_s = 120.0
     stop_grace_s = 2.0
 
