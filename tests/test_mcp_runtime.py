@@ -246,6 +246,13 @@ def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
     rec, after = bad.invoke(bad.fresh(), "bad.peek", {"text": "seen"})
     assert rec.status == "success" and after != bad.fresh() and rec.state_changes["sandbox"]["added"] == {'["peek.log"]': "seen\n"}
     assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
+    # a mixed build's runtime reports its sides' conflicts, and the build health summary prints them
+    from libra.cli_library import health_lines
+    from libra.runtime.composite import CompositeRuntime
+
+    assert CompositeRuntime([bad]).hint_conflicts == bad.hint_conflicts
+    printed = [text for text, _style in health_lines({"hint_conflicts": bad.hint_conflicts})]
+    assert printed == ["  annotations contradicted by what the tools did:", "    bad.peek: marked readOnlyHint but changed the sandbox"]
 
 
 def test_servers_run_without_network_unless_allowed(bad: McpRuntime) -> None:

@@ -220,6 +220,11 @@ def health_lines(health: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append((f"  templates matched: {health.get('templates_matched', 0)} of {health['templates']}", ""))
     if "inconclusive_tests" in health:
         lines.append((f"  inconclusive tests: {health['inconclusive_tests']}", ""))
+    conflicts = health.get("hint_conflicts") or {}
+    if conflicts:
+        lines.append(("  annotations contradicted by what the tools did:", ""))
+        for tool, what in list(conflicts.items())[:HEALTH_LIST_LIMIT]:
+            lines.append((f"    {tool}: {what}", ""))
     rejections = list(health.get("top_rejections") or [])
     if rejections:
         lines.append(("  most common rejections:", ""))

@@ -357,6 +357,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             rejection_messages(engine, summary),
             len(relations),
         )
+        conflicts = getattr(runtime, "hint_conflicts", None)
+        if conflicts:  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
+            stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
         if hasattr(proposer, "stats"):
             pstats = getattr(proposer, "stats")
             stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)

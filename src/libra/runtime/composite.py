@@ -91,6 +91,14 @@ class CompositeRuntime:
 
         return sandbox.weakest(getattr(rt, "network_isolation", sandbox.ALLOWED) for rt in self.runtimes)
 
+    @property
+    def hint_conflicts(self) -> dict[str, str]:
+        """Each side's record of author hints its tools contradicted (see :class:`~libra.runtime.mcp.McpRuntime`)."""
+        out: dict[str, str] = {}
+        for rt in self.runtimes:
+            out.update(getattr(rt, "hint_conflicts", None) or {})
+        return out
+
     def close(self) -> None:
         errors = []
         for rt in self.runtimes:
