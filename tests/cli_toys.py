@@ -8,6 +8,7 @@ is still running when a test interrupts it.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,14 @@ def cli_env(cache: Path) -> dict[str, str]:
 
 def run_cli(*args: str, cache: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", MAIN, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=cli_env(cache), check=False)
+
+
+def interrupt_and_wait(proc: subprocess.Popen, timeout: float = 30) -> None:
+    """Stop a long-running libra command as a user would (Ctrl-C), killing it only if it does not exit in time."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(timeout=timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

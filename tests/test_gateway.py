@@ -28,7 +28,7 @@ from libra.cli import main
 from libra.induction.build import BuildOptions, build_library
 from libra.runtime.mcp_source import McpSource
 
-from .cli_toys import ROOT, cli_env
+from .cli_toys import ROOT, cli_env, interrupt_and_wait
 from .test_mcp_runtime import running
 
 SERVER = ROOT / "tests" / "mcp_servers" / "signin_server.py"
@@ -215,13 +215,7 @@ def test_http_gateway_from_the_servers_the_library_recorded(library, tmp_path):
         asyncio.run(run())
         assert len(seen) == 1
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        interrupt_and_wait(proc)
     err = proc.stderr.read()
     assert proc.returncode in (0, 130) and "Traceback" not in err, err
     assert [p for p in seen if running(p)] == []

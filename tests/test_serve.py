@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +22,7 @@ from mcp.client.stdio import StdioServerParameters
 
 from libra.induction.build import BuildOptions, build_library
 
-from .cli_toys import ROOT, cli_env
+from .cli_toys import ROOT, cli_env, interrupt_and_wait
 from .induction_toys import ShopBenchmark
 
 QUERY = "put a new item titled lamp in the shop"
@@ -143,13 +142,7 @@ def test_http_with_the_official_client(served):
         asyncio.run(run())
         assert proc.poll() is None
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=30)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        interrupt_and_wait(proc)
     assert proc.returncode in (0, 130), proc.stderr.read() if proc.stderr else ""
     assert "Traceback" not in (proc.stderr.read() if proc.stderr else "")
 
