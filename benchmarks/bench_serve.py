@@ -4,9 +4,11 @@
   ``library_load_seconds``, the full :meth:`libra.library.Library.load` it replaces at startup;
 - ``mcp_import_seconds``: ``import mcp.server.lowlevel`` alone in a fresh interpreter (the SDK's share of a start);
 - ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
-  until the first ``search_tools`` result is back (``first_result_seconds``, which includes loading the model);
+  until the first ``search_tools`` result is back (``first_result_seconds``: the library's index and the embedding
+  model load in the background from the handshake on, and the first search waits for what is left);
 - ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
-  to the server (so each is embedded); ``stdio_repeated``: the same queries asked again in the same session,
+  to the server (so each is embedded), and the server's CPU time per call (``server_cpu_ms``: what a call costs
+  whatever else shares the machine); ``stdio_repeated``: the same queries asked again in the same session,
   answered from the server's cache of recent queries (:data:`libra.search.QUERY_CACHE_BYTES`);
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
   ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
@@ -106,7 +108,25 @@ async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
     return times, errors
 
 
-async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict]:
+def server_child() -> int:
+    """The ``libra serve`` process the stdio client started (a child of this one), from /proc."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid() and b"serve" in (entry / "cmdline").read_bytes():
+                return int(entry.name)
+        except OSError:
+            continue
+    raise SystemExit("no libra serve process found")
+
+
+async def measured_calls(client, texts: list[str], pid: int) -> dict:
+    """:func:`_calls` as figures, with the server's CPU time per call."""
+    cpu0 = cpu_seconds(pid)
+    times, errors = await _calls(client, texts)
+    return {**_ms(times), "errors": errors, "server_cpu_ms": round((cpu_seconds(pid) - cpu0) / len(texts) * 1000, 2)}
+
+
+async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict, dict]:
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -120,10 +140,9 @@ async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict
             await client.call_tool("search_tools", {"query": texts[0], "k": K})
             first.append(time.perf_counter() - t0)
             if i == repeat - 1:
-                times, errors = await _calls(client, texts[1:])
-                latency = {**_ms(times), "errors": errors}
-                times, errors = await _calls(client, texts[1:])
-                repeated = {**_ms(times), "errors": errors}
+                pid = server_child()
+                latency = await measured_calls(client, texts[1:], pid)
+                repeated = await measured_calls(client, texts[1:], pid)
     startup = {"ready_seconds": round(statistics.median(ready), 3), "first_result_seconds": round(statistics.median(first), 3), "runs": repeat}
     return startup, latency, repeated
 
@@ -139,13 +158,12 @@ def start_http(path: Path) -> tuple[subprocess.Popen, str]:
     return proc, match.group(1)
 
 
-async def http_run(url: str, texts: list[str]) -> dict:
+async def http_run(url: str, texts: list[str], pid: int) -> dict:
     from mcp import Client
 
     async with Client(url, read_timeout_seconds=120) as client:
         await client.call_tool("search_tools", {"query": texts[0], "k": K})  # the model loads
-        times, errors = await _calls(client, texts[1:])
-    return {**_ms(times), "errors": errors}
+        return await measured_calls(client, texts[1:], pid)
 
 
 async def http_load(url: str, texts: list[str], clients: int, seconds: float) -> dict:
@@ -209,7 +227,7 @@ def main() -> None:
     print("startup", startup, "\nstdio", stdio, "\nstdio_repeated", repeated, flush=True)
     proc, url = start_http(path)
     try:
-        http = asyncio.run(http_run(url, texts))
+        http = asyncio.run(http_run(url, texts, proc.pid))
         print("http", http, flush=True)
         server0, clients0 = cpu_seconds(proc.pid), time.process_time()
         load = asyncio.run(http_load(url, texts, args.clients, args.seconds))

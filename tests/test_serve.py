@@ -164,3 +164,82 @@ def test_a_busy_port_is_one_error_line_before_any_work(served, tmp_path):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("error: cannot listen on 127.0.0.1:") and out.stderr.count("\n") == 1, out.stderr
     assert not cache.exists()  # refused before the library was read
+
+
+OPEN = """
+import sys
+from pathlib import Path
+from libra.cli_serve import open_searcher
+loading, _ = open_searcher(Path(sys.argv[1]), True)
+print(loading.size, "numpy" in sys.modules, loading._future.done())
+searcher = loading.result()
+print(searcher.size, [r.tool for r in searcher.search(sys.argv[2], 3)])
+"""
+
+
+def test_a_library_with_its_index_cached_opens_after_the_handshake_can_be_answered(served, tmp_path):
+    """The first open of a library loads and checks it whole before the server starts (and caches its search
+    index); from then on, the server learns the library's size from the index alone, without numpy, and opens
+    the searcher in the background, with the same results as opening it directly."""
+    path, _ = served
+    cache = tmp_path / "cache"
+
+    def run() -> list[str]:
+        out = subprocess.run([sys.executable, "-c", OPEN, str(path), QUERY], capture_output=True, text=True, env=cli_env(cache), cwd=ROOT, timeout=300, check=True)
+        return out.stdout.splitlines()
+
+    first = run()
+    assert first[0] == "6 True True"  # nothing cached: opened (and checked) at once, which needs numpy
+    again = run()
+    assert again[0] == "6 False False"  # cached: nothing heavy imported, nothing opened yet
+    assert again[1] == first[1] and again[1].startswith("6 [")
+
+
+def test_a_broken_library_is_one_error_line_before_the_server_starts(tmp_path):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "libra-library", "tools": [')
+    out = subprocess.run([sys.executable, "-m", "libra.cli", "serve", str(broken)], capture_output=True, text=True, env=cli_env(tmp_path / "cache"),
+                         cwd=ROOT, timeout=120, check=False, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.startswith("error: library file") and out.stderr.count("\n") == 1, out.stderr
+
+
+def test_a_searcher_that_fails_to_open_in_the_background_is_a_tool_error_and_serving_goes_on():
+    """The handshake and tools/list never wait for the library; a search does, and gets the reason it failed."""
+    from libra.errors import LibraryFormatError
+    from libra.serve import SearcherLoading, build_server
+
+    calls = []
+
+    def open_() -> None:
+        calls.append(1)
+        raise LibraryFormatError("library file 'x.json' is empty: rebuild it with `libra build`")
+
+    loading = SearcherLoading(open_, size=4)
+    server = build_server(loading)
+    loading.start()
+
+    async def run() -> None:
+        async with Client(server) as client:
+            tools = (await client.list_tools()).tools
+            assert tools[0].input_schema["properties"]["k"]["maximum"] == 4  # the size known before the load
+            for _ in range(2):
+                result = await client.call_tool("search_tools", {"query": QUERY, "k": 3})
+                assert result.is_error and result.content[0].text == "search failed: library file 'x.json' is empty: rebuild it with `libra build`"
+
+    asyncio.run(run())
+    assert calls == [1]  # opened once, not retried per search
+
+
+def test_the_server_keeps_the_collector_off_what_it_loaded_once():
+    import gc
+
+    from libra.cli_serve import settle_garbage_collector
+
+    gc.disable()
+    try:
+        settle_garbage_collector()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

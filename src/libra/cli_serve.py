@@ -3,11 +3,10 @@ with ``--workdir`` a gateway's ``call_tool`` (:mod:`libra.gateway`)."""
 
 from __future__ import annotations
 
-import contextlib
+import gc
 import signal
 import socket
 import sys
-import threading
 from pathlib import Path
 from typing import Any, Optional
 
@@ -46,7 +45,6 @@ def serve_cmd(
     """Serve a library to agents over MCP: search_tools(query, k) returns tools with their prerequisites and evidence; with --workdir, call_tool runs them."""
     import anyio
 
-    from .search import Searcher
     from .serve import build_server, serve_http, serve_stdio
 
     if config is not None and workdir is None:
@@ -56,15 +54,21 @@ def serve_cmd(
     # A client that stops the server with SIGTERM (stdio clients do, after closing its input) unwinds like
     # Ctrl-C: the finally below ends the MCP servers the gateway started, which run in sessions of their own.
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    gc.disable()  # until the SDK is imported: see settle_garbage_collector
     try:
-        searcher = Searcher.open(library)
-        gateway = open_gateway(library, searcher.index, workdir, config)
-        server = build_server(searcher, gateway)
-        # The embedding model loads in the background once the SDK is imported (both hold the interpreter for
-        # much of their time: loading them together delays the handshake), so the handshake never waits for it
-        # and the first search waits only for what is left.
-        threading.Thread(target=_warm, args=(searcher,), daemon=True, name="libra-warm").start()
-        what = f"{library} ({searcher.size} tools)" + (f", call_tool forwarded to {', '.join(gateway.specs)} in {gateway.workdir}" if gateway else "")
+        loading, servers = open_searcher(library, workdir is None)
+        if servers and workdir is None:
+            names = ", ".join(s.get("name", "?") for s in servers)
+            print(f"libra: {library} was built from MCP servers ({names}): add --workdir DIR to serve call_tool too", file=sys.stderr, flush=True)
+        if workdir is not None:
+            gateway = open_gateway(library, loading.result().index, workdir, config)
+        server = build_server(loading, gateway)
+        settle_garbage_collector()
+        # The SDK is imported now: the library and the embedding model load in the background from here on (both
+        # hold the interpreter for much of their time: loading them during the SDK's import would delay the
+        # handshake), so the handshake never waits for them and the first search waits only for what is left.
+        loading.start(then=settle_garbage_collector)
+        what = f"{library} ({loading.size} tools)" + (f", call_tool forwarded to {', '.join(gateway.specs)} in {gateway.workdir}" if gateway else "")
         if sock is None:
             print(f"libra: serving {what} over stdio", file=sys.stderr, flush=True)
             anyio.run(serve_stdio, server)
@@ -80,15 +84,54 @@ def serve_cmd(
                 gateway.close()
         if sock is not None:
             sock.close()
+        gc.enable()
+
+
+def settle_garbage_collector() -> None:
+    """Keep the garbage collector off what a server loads once and holds until it stops, then let it run.
+
+    Startup creates hundreds of thousands of objects that live as long as the server: the MCP SDK's protocol
+    models, numpy, the index, the model. Python's cyclic collector would walk them all, during the imports (a
+    tenth of the SDK's import time, so of the time before the handshake, is spent there finding nothing) and
+    then in every full collection while serving: one walk costs tens of milliseconds, and the request it lands
+    on waits for it. Frozen, they are never walked again; requests' own garbage is collected as usual.
+    """
+    gc.freeze()
+    gc.enable()
+
+
+def open_searcher(library: Path, defer: bool) -> tuple[Any, list[dict[str, Any]]]:
+    """A :class:`~libra.serve.SearcherLoading` over ``library`` and the MCP servers its catalog came from.
+
+    When the library's search index is cached (``defer``: and nothing needs it before the server starts), the
+    searcher opens in the background and only the index's JSON is read now, without numpy: nothing in a cached
+    index can be refused (it was written from a library that loaded and checked whole). Otherwise the library is
+    opened now, so a broken one is refused in one line before the server starts."""
+    from ._cachedir import cache_dir
+    from .library import read_library_bytes
+    from .retrieval.index_key import index_key, peek_index
+    from .search_options import SearchOptions
+    from .serve import SearcherLoading
+
+    options = SearchOptions()
+
+    def open_() -> Any:
+        from .search import Searcher
+
+        return Searcher.open(library, options)
+
+    raw = read_library_bytes(library)
+    peeked = peek_index(cache_dir() / "search", index_key(raw, options.embedder, options.document)) if defer else None
+    if peeked is not None:
+        return SearcherLoading(open_, len(peeked["names"])), list(peeked.get("servers") or [])
+    searcher = open_()
+    return SearcherLoading.opened(searcher), list(searcher.index.servers)
 
 
 def open_gateway(library: Path, index: Any, workdir: Optional[Path], config: Optional[Path]) -> Any:
     """The gateway over the servers the library recorded (or ``config`` names), or None without ``workdir``
     (search only; a library built from servers says on stderr how to get call_tool)."""
     if workdir is None:
-        if index.servers:
-            names = ", ".join(s.get("name", "?") for s in index.servers)
-            print(f"libra: {library} was built from MCP servers ({names}): add --workdir DIR to serve call_tool too", file=sys.stderr, flush=True)
         return None
     from .gateway import Gateway
 
@@ -104,10 +147,3 @@ def open_gateway(library: Path, index: Any, workdir: Optional[Path], config: Opt
         raise ConfigError(f"{library} records no MCP servers (it was built from other tools, or before libra recorded them): give --config with the project file it was built from")
     tools = dict(zip(index.names, index.input_schemas))
     return Gateway(servers, tools, workdir)
-
-
-def _warm(searcher: object) -> None:
-    """Load the model ahead of the first search. A failure is not lost: the first search tries again and
-    returns the reason to the client as a tool error."""
-    with contextlib.suppress(Exception):
-        searcher.warm()  # type: ignore[attr-defined]

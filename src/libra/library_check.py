@@ -30,8 +30,6 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from .errors import LibraryFormatError
 
 if TYPE_CHECKING:  # jsonschema loads on the first check: reading a library's search index never needs it
@@ -205,6 +203,8 @@ def _is_similarity(v: Any) -> bool:
 
 def _check_columns(bulk: dict[str, list[Any]], d: dict[str, Any], source: str) -> None:
     """Types, equal lengths and index ranges of the candidate columns, one pass per column."""
+    import numpy as np  # here, not at the top: a server deciding how to open a library imports this module
+
     cands = d["candidates"]
     largest: dict[str, int] = {}
     for name in INDEX_COLUMNS:

@@ -31,8 +31,8 @@ from typing import Any, Literal
 import numpy as np
 
 from .errors import ConfigError
-from .retrieval.documents import DEFAULT_DOCUMENT
 from .retrieval.search_index import Prerequisite, SearchIndex
+from .search_options import SearchOptions
 
 __all__ = ["MAX_PREREQUISITES", "Prerequisite", "Result", "SearchOptions", "Searcher"]
 
@@ -44,38 +44,6 @@ QUERY_CACHE_BYTES = 32 * 1024 * 1024
 #: Prerequisites listed per result at most (the rest are counted in ``more_prerequisites``): a tool can have
 #: dozens of providers in a large library, and each costs the agent tokens to read.
 MAX_PREREQUISITES = 5
-
-
-@dataclass(frozen=True)
-class SearchOptions:
-    """How a :class:`Searcher` ranks: the same knobs as ``libra retrieve`` (see its ``--help``)."""
-
-    base: str = "dense"
-    embedder: str = "minilm"
-    document: str = DEFAULT_DOCUMENT
-    ks: int = 15
-    selection: str = "both"
-    hops: int = 1
-    score_space: str = "probability"
-    temperature: float | None = None
-
-    def check(self) -> SearchOptions:
-        """Refuse a bad option before anything loads."""
-        from .retrieval.documents import check_style
-        from .retrieval.embedders import parse_embedder
-        from .retrieval.bases import check_base
-        from .retrieval.graph import SCORE_SPACES, SELECTIONS
-
-        check_base(self.base)
-        parse_embedder(self.embedder)
-        check_style(self.document)
-        for name, value, allowed in (("selection", self.selection, SELECTIONS), ("score_space", self.score_space, SCORE_SPACES)):
-            if value not in allowed:
-                raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-        for name, n in (("ks", self.ks), ("hops", self.hops)):
-            if not isinstance(n, int) or n < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {n!r}")
-        return self
 
 
 @dataclass

@@ -10,19 +10,29 @@ Each ``search_tools`` result is returned twice, as the MCP spec recommends for s
 ``structuredContent`` matching the advertised output schema, and as a compact text form for clients that only
 read text. Both carry every result's prerequisites with their line of evidence.
 
+The searcher may still be opening when the server starts (:class:`SearcherLoading`): the handshake and
+``tools/list`` are answered at once, and a search waits for what is left of the load. Nothing here imports numpy
+or the model at import time, so a server whose library opens from its cached index answers the handshake
+after importing the SDK alone.
+
 Extension point: :class:`ToolForwarder`. A gateway that fronts the MCP servers a library was built from passes
 one to :func:`build_server`; its tools are listed beside ``search_tools`` and calls to them are forwarded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+import contextlib
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import LibraError
-from .search import Result, Searcher
+
+if TYPE_CHECKING:
+    from .search import Result, Searcher
 
 #: The most tools one search returns: every result carries its schema and prerequisites, and an agent's context
 #: is the budget. A client that needs more tools asks again with another query.
@@ -57,7 +67,65 @@ class SearchResponse:
 def _response_adapter() -> Any:
     from pydantic import TypeAdapter
 
+    from .search import Result  # noqa: F401 - resolves SearchResponse's annotation (imported late: numpy)
+
     return TypeAdapter(SearchResponse)
+
+
+class SearcherLoading:
+    """A :class:`~libra.search.Searcher` opened, then its embedding model loaded, in a background thread.
+
+    The server answers the handshake and ``tools/list`` while this runs (``size`` is known beforehand, from the
+    cached index), so a client that gives a server a few seconds to start never times out on a large library;
+    a search waits only for what is left. Both steps hold the interpreter for much of their time, so
+    :meth:`start` comes after the SDK is imported: started earlier they would delay the handshake they exist to
+    let through.
+    """
+
+    def __init__(self, open_: Callable[[], Searcher], size: int) -> None:
+        self.size = size
+        self._open = open_
+        self._future: Future[Searcher] = Future()
+        self._started = threading.Lock()
+
+    @classmethod
+    def opened(cls, searcher: Searcher) -> SearcherLoading:
+        """An already open searcher (its model still loads in :meth:`start`)."""
+        loading = cls(lambda: searcher, searcher.size)
+        loading._future.set_result(searcher)
+        return loading
+
+    def start(self, then: Callable[[], None] | None = None) -> None:
+        """Start loading, once; ``then`` runs in the loading thread when the model has loaded (or failed to)."""
+        if self._started.acquire(blocking=False):
+            threading.Thread(target=self._load, args=(then,), daemon=True, name="libra-load").start()
+
+    def _load(self, then: Callable[[], None] | None = None) -> None:
+        if not self._future.done():
+            try:
+                self._future.set_result(self._open())
+            except BaseException as exc:  # noqa: BLE001 - handed to every search, which returns it as a tool error
+                self._future.set_exception(exc)
+                return
+        # A model that fails to load is not lost: the first search tries again and returns the reason.
+        with contextlib.suppress(Exception):
+            self._future.result().warm()
+        if then is not None:
+            then()
+
+    def result(self) -> Searcher:
+        """The searcher, waiting for it to open (starting the load if nothing did)."""
+        if not self._future.done():
+            self.start()
+        return self._future.result()
+
+    async def get(self) -> Searcher:
+        """:meth:`result` without blocking the event loop while it waits."""
+        if not self._future.done():
+            import anyio
+
+            return await anyio.to_thread.run_sync(self.result)
+        return self._future.result()
 
 
 def output_schema() -> dict[str, Any]:
@@ -173,22 +241,28 @@ def text_form(query: str, results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def build_server(searcher: Searcher, forwarder: ToolForwarder | None = None, max_k: int = MAX_K, name: str = "libra") -> Any:
-    """The MCP server over ``searcher`` (and ``forwarder``'s tools, when given)."""
+def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder | None = None, max_k: int = MAX_K, name: str = "libra") -> Any:
+    """The MCP server over ``searcher`` (and ``forwarder``'s tools, when given). A :class:`SearcherLoading` is
+    started by the caller (the server never waits for it before a search needs it)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
     from . import __version__
 
-    max_k = max(1, min(max_k, searcher.size))
-    search_tool = types.Tool(name=SEARCH_TOOL, description=DESCRIPTION, input_schema=input_schema(max_k), output_schema=output_schema())
+    loading = searcher if isinstance(searcher, SearcherLoading) else SearcherLoading.opened(searcher)
+    max_k = max(1, min(max_k, loading.size))
+
+    @lru_cache(maxsize=1)
+    def search_tool() -> Any:
+        """Built on first use: its output schema comes from the result types, which import numpy."""
+        return types.Tool(name=SEARCH_TOOL, description=DESCRIPTION, input_schema=input_schema(max_k), output_schema=output_schema())
 
     def error(message: str) -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
-        return types.ListToolsResult(tools=[search_tool, *(forwarder.tools() if forwarder else [])])
+        return types.ListToolsResult(tools=[search_tool(), *(forwarder.tools() if forwarder else [])])
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         arguments = params.arguments or {}
@@ -204,6 +278,7 @@ def build_server(searcher: Searcher, forwarder: ToolForwarder | None = None, max
         except SearchInputError as exc:
             return error(str(exc))
         try:
+            searcher = await loading.get()
             if searcher.is_cached(query):  # a millisecond of numpy: a hop to a worker thread would cost more
                 results = searcher.search(query, k)
             else:  # the embedding model runs off the event loop, which keeps serving other requests

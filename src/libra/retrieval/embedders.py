@@ -27,6 +27,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
+from .._cachedir import cache_dir
 from ..errors import ConfigError, LibraError, MissingDependencyError
 
 DEFAULT_EMBEDDER = "minilm"
@@ -234,11 +235,6 @@ def get_embedder(name: str = DEFAULT_EMBEDDER) -> Embedder:
         return SentenceTransformerEmbedder(str(arg))
     model, url = arg  # type: ignore[misc]
     return OpenAIEmbedder(model, url)
-
-
-def cache_dir() -> Path:
-    root = os.environ.get("LIBRA_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "libra")
-    return Path(root)
 
 
 def embed_cached(embedder: Embedder, texts: Sequence[str], cache: Path | None = None) -> np.ndarray:

@@ -13,7 +13,6 @@ edit to the library, or another embedder, gives another name, so a stale index i
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 from collections.abc import Sequence
@@ -26,9 +25,10 @@ import numpy as np
 from .._io import atomic_write_bytes
 from .evidence import evidence_line
 from .graph import Edge, library_edges
+from .index_key import INDEX_VERSION, index_key, index_paths
 
-#: Bumped when the stored form changes (the source hash below also covers it; this documents intent).
-INDEX_VERSION = 1
+__all__ = ["INDEX_VERSION", "Prerequisite", "SearchIndex", "index_key", "index_paths", "load_index", "prerequisites_of", "save_index"]
+
 KIND_ORDER = {"provenance": 0, "compatibility": 1, "state": 2}
 
 
@@ -109,26 +109,6 @@ def prerequisites_of(relations: Sequence[Any]) -> dict[str, list[Prerequisite]]:
         line = evidence_line(r.provider, r.consumer, r.kind, r.provider_field, r.consumer_input, r.evidence)
         out.setdefault(r.consumer, []).append(Prerequisite(r.provider, r.kind, r.provider_field, r.consumer_input, line))
     return out
-
-
-def _code_hash() -> bytes:
-    """The modules that decide what an index holds: a change to any of them builds the index again."""
-    h = hashlib.sha256()
-    for name in ("search_index.py", "evidence.py", "documents.py"):
-        h.update((Path(__file__).parent / name).read_bytes())
-    return h.digest()
-
-
-def index_key(library_bytes: bytes, embedder: str, document: str) -> str:
-    h = hashlib.sha256()
-    h.update(library_bytes)
-    h.update(_code_hash())
-    h.update(f"\0{INDEX_VERSION}\0{embedder}\0{document}".encode())
-    return h.hexdigest()[:40]
-
-
-def index_paths(folder: Path, key: str) -> tuple[Path, Path]:
-    return folder / f"{key}.json", folder / f"{key}.npy"
 
 
 def load_index(folder: Path, key: str) -> SearchIndex | None:
