@@ -160,8 +160,8 @@ def main() -> None:
                   _serve_row("stdio, one client", srv["stdio"]),
                   _serve_row("HTTP, one client", srv["http"]),
                   *([_serve_row("stdio, the same queries again (query cache)", srv["stdio_repeated"])] if "stdio_repeated" in srv else []),
-                  f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} | "
-                  f"{_per_call(load.get('server_cpu_seconds'), load['served'])} |", "",
+                  (f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} | "
+                   f"{_per_call(load.get('server_cpu_seconds'), load['served'])} |"), "",
                   *([(f"Machine load average (1 min) {srv['load_average']['before']} before, {srv['load_average']['after']} after, on {srv['machine']['cpus']} CPUs "
                       "(the machine may be shared). Every query of the one-client rows is new to the server except the cache row; "
                       "every load-test query is unique."), ""] if "load_average" in srv else [])]
