@@ -135,19 +135,25 @@ def quoted_alternatives(description: str) -> list[str]:
     ("whether to list local branches ('local'), remote branches ('remote') or all branches ('all')", "sort
     'asc' or 'desc'"). Quoting marks the literal a caller passes and "or" closes the set, so the sentence names
     every allowed value. Sentences with an example cue are left to :data:`_EXAMPLE_CUES` (their quotes are
-    examples, not the set), and one quoted word is a mention, not a choice.
+    examples, not the set), one quoted word is a mention, not a choice, and quoted punctuation ("absolute,
+    starting with '/', or relative, starting with '~/'") is a form a value takes, not a value.
     """
     for sentence in re.split(r"(?<=[.!?])\s+|\n", description or ""):
         if _EXAMPLE_CUES.search(sentence):
             continue
-        quotes = list(_QUOTED.finditer(sentence))
+        quotes = list(_STRICT_QUOTED.finditer(sentence))
         if len(quotes) < 2 or not re.search(r"\bor\b", sentence[quotes[-2].end() : quotes[-1].start()], re.I):
             continue
         values = [next(g for g in m.groups() if g is not None).strip() for m in quotes]
         values = list(dict.fromkeys(v for v in values if v))
-        if len(values) >= 2:
+        if len(values) >= 2 and all(re.search(r"\w", v) for v in values):
             return values
     return []
+
+
+# A quoted value for :func:`quoted_alternatives`: the quote marks stand apart from words, so the apostrophe of
+# "user's" opens nothing, and the value itself names something (a prefix such as '/' or '~/' is no choice).
+_STRICT_QUOTED = re.compile(r"(?<![\w'\"`])(?:'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|`([^`\n]{1,60})`)(?![\w'\"`])")
 def _fits(schema: dict[str, Any], value: Any) -> bool:
     """The proposer's name for :func:`fits` (kept so every part of a build gives the same verdict)."""
     return fits(schema, value)
