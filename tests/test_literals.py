@@ -165,6 +165,20 @@ def test_choices_written_in_the_description_are_read() -> None:
     assert described_choices("One of the accounts the user owns.") == ([], False)
 
 
+def test_quoted_alternatives_without_a_cue_are_the_choices() -> None:
+    """Each allowed value glossed and quoted, the last after "or": the sentence names the whole set."""
+    desc = "Whether to list local branches ('local'), remote branches ('remote') or all branches('all')."
+    assert described_choices(desc) == (["local", "remote", "all"], True)
+    tool = _tool("list_branches", {"branch_type": {"type": "string", "description": desc}}, ["branch_type"])
+    assert decide_parameter(tool, "branch_type", tool.param_schema("branch_type")).kind == "literal"
+    assert _success_values(tool, "branch_type")[0] == "local"
+    assert described_choices("Sort order: 'asc' or 'desc'.") == (["asc", "desc"], True)
+    # examples stay examples; one quoted word, or quotes not joined by "or", is no set
+    assert described_choices("A name, e.g. 'Bob' or 'Alice'.") == (["Bob", "Alice"], False)
+    assert described_choices("Pass 'HEAD' for the current commit.") == ([], False)
+    assert described_choices("The 'name' and the 'title' of the page.") == ([], False)
+
+
 def test_examples_in_a_description_become_literals() -> None:
     """A lookup with an invented key returns nothing and no message to learn from; a described example can."""
     tool = _tool("find_doctors", {"specialty": {"type": "string", "description": "Medical specialty, e.g. dermatology, cardiology"}}, ["specialty"])

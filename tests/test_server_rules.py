@@ -73,3 +73,20 @@ def test_an_action_that_says_it_did_nothing_is_a_refusal() -> None:
     assert classify(contract, {**nothing, "state_changes": {"index": {"added": {"a": 1}}}}) == "success"
     read = propose(_tool("get_changes", {"path": {"type": "string"}}, ["path"]))
     assert classify(read, {**nothing, "output": "No changes"}) == "success"
+
+
+def test_a_refusal_quoting_several_inputs_blames_none_of_them() -> None:
+    """'rename 'a' -> 'b': no such file' names both values: it cannot say which one is missing."""
+    tool = _tool("move", {"source": {"type": "string"}, "destination": {"type": "string"}}, ["source", "destination"])
+    contract = Contract("move", [Template("complete", {"source": Argument.observation("an existing file", field="source"), "destination": Argument.literal("sample destination")}, "success")], [], {}, {})
+    both = _feedback("complete", {"source": "sample source", "destination": "sample destination"}, "ENOENT: no such file, rename 'sample source' -> 'sample destination'")
+    assert missing_references(contract, both) == []
+    alone = _feedback("complete", {"source": "notes.txt", "destination": "sample destination"}, "no such folder: 'sample destination'")
+    assert [p for p, _m, _x in missing_references(contract, alone)] == ["destination"]
+    assert tool.name == "move"
+
+
+def test_could_not_find_a_piece_of_text_marks_that_leaf() -> None:
+    contract = Contract("patch", [Template("complete", {"edits": Argument.literal([{"old_text": "sample old text", "new_text": "sample new text"}])}, "success")], [], {}, {})
+    found = missing_references(contract, _feedback("complete", {}, "Could not find exact match for edit:\nsample old text"))
+    assert found == [("edits", "Could not find exact match for edit:\nsample old text", [0, "old_text"])]

@@ -112,7 +112,8 @@ def described_choices(description: str) -> tuple[list[str], bool]:
     names is far likelier to be accepted than an invented word, and a lookup with an invented key returns nothing
     to learn from. A closed cue ("one of", "either ... or", "options are") lists every allowed value (so the
     parameter is a caller's choice among them); an example cue ("e.g.", "such as") lists some accepted values only.
-    A closed list needs at least two values, so "one of the user's accounts" is not read as a choice.
+    A closed list needs at least two values, so "one of the user's accounts" is not read as a choice. Without a
+    cue, quoted values joined by "or" are read as the closed set (:func:`quoted_alternatives`).
     """
     description = description or ""
     for cue, closed in ((_CLOSED_CUES, True), (_EXAMPLE_CUES, False)):
@@ -123,7 +124,36 @@ def described_choices(description: str) -> tuple[list[str], bool]:
             values = _listed_values(clause)
             if len(values) >= (2 if closed else 1):
                 return values, closed
-    return [], False
+    values = quoted_alternatives(description)
+    return values, bool(values)
+
+
+def quoted_alternatives(description: str) -> list[str]:
+    """The quoted values a sentence offers as alternatives: two or more, the last introduced by "or".
+
+    Why: a description often glosses each allowed value and quotes it, with no cue word before the list
+    ("whether to list local branches ('local'), remote branches ('remote') or all branches ('all')", "sort
+    'asc' or 'desc'"). Quoting marks the literal a caller passes and "or" closes the set, so the sentence names
+    every allowed value. Sentences with an example cue are left to :data:`_EXAMPLE_CUES` (their quotes are
+    examples, not the set), one quoted word is a mention, not a choice, and quoted punctuation ("absolute,
+    starting with '/', or relative, starting with '~/'") is a form a value takes, not a value.
+    """
+    for sentence in re.split(r"(?<=[.!?])\s+|\n", description or ""):
+        if _EXAMPLE_CUES.search(sentence):
+            continue
+        quotes = list(_STRICT_QUOTED.finditer(sentence))
+        if len(quotes) < 2 or not re.search(r"\bor\b", sentence[quotes[-2].end() : quotes[-1].start()], re.I):
+            continue
+        values = [next(g for g in m.groups() if g is not None).strip() for m in quotes]
+        values = list(dict.fromkeys(v for v in values if v))
+        if len(values) >= 2 and all(re.search(r"\w", v) for v in values):
+            return values
+    return []
+
+
+# A quoted value for :func:`quoted_alternatives`: the quote marks stand apart from words, so the apostrophe of
+# "user's" opens nothing, and the value itself names something (a prefix such as '/' or '~/' is no choice).
+_STRICT_QUOTED = re.compile(r"(?<![\w'\"`])(?:'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|`([^`\n]{1,60})`)(?![\w'\"`])")
 def _fits(schema: dict[str, Any], value: Any) -> bool:
     """The proposer's name for :func:`fits` (kept so every part of a build gives the same verdict)."""
     return fits(schema, value)

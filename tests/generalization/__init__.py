@@ -40,7 +40,7 @@ from libra.catalog import Catalog
 VALUE = ("provenance", "compatibility")
 
 #: The suite's catalogs, by module name under this package.
-CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook")
+CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts")
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
 COVERAGE: dict[int, str] = {
@@ -49,13 +49,13 @@ COVERAGE: dict[int, str] = {
     3: "phone (switches start on: gates are found only from off -> on)",
     4: "units (timestamps and coordinates one tool returns and another takes)",
     5: "contacts, orders, records (searches must reveal records, not conjoin invented criteria)",
-    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo')",
+    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo'), drafts ('could not find' a piece of text; a refusal quoting two inputs blames neither)",
     7: "records (TypedDict/dataclass returns, sentinel default), units (NumPy docstrings); test_introspected_schemas",
     8: "files, clock, account (uuid4, datetime.now, time.time, secrets); test_identical_calls_give_identical_results",
     9: "phone, contacts, account, clock, records (module globals); test_module_globals_are_state",
     10: "records (add_book takes a pydantic model: parameters with $defs)",
     11: "account (the test account is in FIXTURES only)",
-    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts",
+    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts; drafts (quoted alternatives without a cue)",
     13: "files, clock, records, orders (reads and updates that echo their input are excluded as providers)",
     14: "orders (a few-MB database); test_large_state_calls_stay_cheap, test_build_time",
     15: "records (book_summary is annotated -> dict and returns a str)",

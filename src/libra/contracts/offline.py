@@ -863,7 +863,7 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
 
 #: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
 #: resolve to an object", "no such file", "does not exist", "unknown branch").
-_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist)\b", re.IGNORECASE)
+_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist|(?:could|can)(?:n'?t| ?not) find)\b", re.IGNORECASE)
 
 
 def string_leaves(value: Any, pointer: tuple[str | int, ...] = (), depth: int = 0) -> list[tuple[tuple[str | int, ...], str]]:
@@ -877,6 +877,11 @@ def string_leaves(value: Any, pointer: tuple[str | int, ...] = (), depth: int = 
     return [(pointer, value)] if isinstance(value, str) else []
 
 
+def _strings(value: Any) -> list[str]:
+    """The strings a passed argument holds: itself, or its string leaves when structured."""
+    return [value] if isinstance(value, str) else [v for _p, v in string_leaves(value)]
+
+
 def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> list[tuple[str, str, list[str | int] | None]]:
     """Literal inputs a success template passed that the tool refused as naming nothing: (parameter, message,
     pointer), the pointer locating the refused leaf inside a structured literal (None: the whole value).
@@ -888,7 +893,9 @@ def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> li
     produce are offered to it like to any reference. Only a string value (or a list of strings) that the message
     quotes verbatim counts, so a refusal about another input never turns this one. In a structured literal (a
     list of objects) only the refused leaf names a record -- ``entityName`` among the contents to add to that
-    entity -- so only that leaf is marked (:data:`~.model.NESTED_REFERENCE`), once.
+    entity -- so only that leaf is marked (:data:`~.model.NESTED_REFERENCE`), once. A message that quotes the
+    values of several inputs ("rename 'a' -> 'b': no such file") does not say which of them names nothing, so it
+    turns no whole input into a reference.
     """
     out: list[tuple[str, str, list[str | int] | None]] = []
     templates = {t.name: t for t in contract.templates}
@@ -904,12 +911,14 @@ def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> li
         if not _MISSING.search(message):
             continue
         passed = fb.get("arguments", {}) or {}
+        given = {**{p: a.value for p, a in t.arguments.items() if a.kind == "literal"}, **passed}
+        quoted = {p for p, v in given.items() if any(len(x.strip()) >= 3 and x in message for x in _strings(v))}
         for p, a in t.arguments.items():
             if a.kind != "literal" or p in nested or p in {q for q, _m, _x in out} or passed.get(p, a.value) != a.value:
                 continue
             values = a.value if isinstance(a.value, list) else [a.value]
             if values and all(isinstance(v, str) and len(v.strip()) >= 3 for v in values):
-                if any(v in message for v in values):
+                if any(v in message for v in values) and quoted == {p}:
                     out.append((p, message, None))
             elif isinstance(a.value, (dict, list)):
                 hits = [ptr for ptr, v in string_leaves(a.value) if len(v.strip()) >= 3 and v in message]

@@ -963,9 +963,24 @@ class Engine:
         tool = self.catalog[item.tool]
         near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
-        sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, p) for p, v in item.fixed)
+        sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
         self.enqueued += 1
         heapq.heappush(self.queue if near and not (item.number_offer or item.placement) else self.far, (-round(float(sim), 6), self.enqueued, item))
+
+    def _offer_name(self, consumer: str, param: str, placement: str) -> str:
+        """The name an offered value's own name is matched against to order the offers: the input's name, or for a
+        leaf offer the key of the leaf it replaces (``entityName`` inside ``observations``).
+
+        Why: a structured input's name says what its items hold, the leaf's key what the reference names. Ranked
+        by the container's name every provider looks alike, and the leaf offers' budget (shared with the number
+        offers) goes to whichever values came first rather than to the ones named like the reference. Only the
+        order changes, never what a test concludes."""
+        if placement == "leaf":
+            pointer = self._nested.get(consumer, {}).get(param) or []
+            key = next((k for k in reversed(pointer) if isinstance(k, str)), None)
+            if key:
+                return key
+        return param
 
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes or self.near_probes)
