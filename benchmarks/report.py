@@ -68,6 +68,8 @@ def main() -> None:
             lines.append(f"| paper | {paper['tools']} | {paper['candidates']:,} | {paper['value_relations']} | {paper['state_relations']} | {paper['wall']} | {paper['cpus']} |")
         e = s.get("engine", {})
         lines += ["", f"Executed invocations {e.get('executed_calls', 0):,}; memoised repeats {e.get('memo_hits', 0):,}; provenance tests {e.get('provenance_tests', 0):,}; state tests {e.get('state_tests', 0):,}; tests skipped as implied {e.get('skipped_implied', 0):,}; offers pruned by type or format {e.get('skipped_unfit', 0):,}."]
+        if e.get("calls_from_checking"):
+            lines.append(f"Of the executed invocations, {e['calls_from_checking']:,} were contract checking's calls, taken from the shared memo instead of run again.")
         spent = [(k, e[f"calls_{k}"]) for k in ("offers", "controls", "sweeps", "probes") if f"calls_{k}" in e]
         if spent:
             lines.append("Calls spent on " + ", ".join(f"{k} {v:,}" for k, v in spent) + " (offers: calls with a provider's value bound;"

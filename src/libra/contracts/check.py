@@ -2,9 +2,13 @@
 
 Observations are filled from a pool of values exported by earlier successful calls. A value is only valid in
 the state its call produced (a session token means nothing in a fresh sandbox), so each successful call becomes
-a node carrying its post-call state, and a template is run from the node whose lineage supplies all of its
-observations. Several passes let a value produced by one tool fill another tool's observation, which is how
-multi-step prerequisites (sign in, then act) get exercised.
+a node carrying its post-call state (:class:`~libra.induction.nodes.Node`, the exploration's own), and a template
+is run from the node whose lineage supplies all of its observations. Several passes let a value produced by one
+tool fill another tool's observation, which is how multi-step prerequisites (sign in, then act) get exercised.
+
+Every call goes through a memo of invocations (:class:`~libra.induction.memo.MemoStore`, keyed by state,
+tool and arguments). A build passes the store its exploration then uses, so the exploration takes checking's
+records instead of running those calls again (:attr:`CheckSummary.memo_keys`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,8 @@ from typing import Any, Protocol, runtime_checkable
 from .._io import atomic_write_json
 from ..catalog import Catalog, Tool
 from ..errors import ConfigError
+from ..induction.memo import MemoKey, MemoStore, memo_key
+from ..induction.nodes import Node, child, lineage
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
 from .text_values import is_empty_text
@@ -127,6 +133,9 @@ def _jaccard(a: set[str], b: set[str]) -> float:
 
 @dataclass
 class PoolValue:
+    """A value checking may bind to an observation: where it was read (for the lexical match) and on which node
+    it holds; ``id`` is its place in the checker's value list (a node records values by id)."""
+
     node: int
     tool: str
     export: str
@@ -134,17 +143,7 @@ class PoolValue:
     path: str
     value: Any
     description: str = ""
-
-
-@dataclass
-class _Node:
-    id: int
-    parent: int | None
-    state: State
-    tool: str
-    template: str
-    depth: int
-    values: list[PoolValue] = field(default_factory=list)
+    id: int = -1
 
 
 def _coerce(param_schema: dict[str, Any], value: Any) -> Any | None:
@@ -271,12 +270,16 @@ class CheckSummary:
     unmatched: int = 0
     calls: int = 0
     gated: int = 0  # templates seen failing from one state and succeeding after another tool changed it
+    memo_hits: int = 0  # calls answered by the memo of invocations instead of the runtime (``calls`` ran)
     type_mismatches: int = 0  # tools whose declared response type the observed outputs contradicted
     per_tool: dict[str, ToolCheck] = field(default_factory=dict)
     contracts: dict[str, Contract] = field(default_factory=dict)
+    # The memo keys of every call checking made (run or answered by the memo), in order: what an exploration
+    # over the same memo store takes over (:meth:`~libra.induction.engine.Engine.start`).
+    memo_keys: list[MemoKey] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls", "gated", "type_mismatches")}
+        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls", "memo_hits", "gated", "type_mismatches")}
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = self.counts()
@@ -318,29 +321,43 @@ def empty_text_output(output: Any) -> bool:
 
 class _Checker:
     def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
-                 fixtures: dict[str, Any] | None = None) -> None:
+                 fixtures: dict[str, Any] | None = None, memo: MemoStore | None = None) -> None:
         self.catalog = catalog
         self.runtime = runtime
         self.contracts = contracts
         self.proposer = proposer
         self.max_revisions = max_revisions
-        self.fresh = runtime.fresh()
-        self.nodes: list[_Node] = []
+        self.memo = memo if memo is not None else MemoStore()
+        self.fresh = self.memo.keep(runtime.fresh())
+        # The states successful calls led to (parent None is the fresh state), the values they exported (by id),
+        # and the run that created each node (``Node.creator`` indexes ``made``).
+        self.nodes: list[Node] = []
+        self.values: list[PoolValue] = []
+        self.made: list[_Run] = []
         self.runs: dict[str, list[_Run]] = {}
         # Calls kept only as feedback: the failing half of a contrast (same call, earlier state).
         self.contrast: dict[str, list[_Run]] = {}
         self.calls = 0
+        self.memo_hits = 0
+        self.keys: dict[MemoKey, None] = {}  # every call's memo key, in order
+        self.revised: set[str] = set()  # tools a revision changed
         # Sandbox fixtures are in every pool, from the fresh state on (they hold in it by definition).
         self.fixtures = [PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())]
 
     # -- pool ----------------------------------------------------------------------------------------------
-    def _lineage(self, node: int | None) -> list[_Node]:
-        chain = []
-        while node is not None:
-            n = self.nodes[node]
-            chain.append(n)
-            node = n.parent
-        return chain
+    def _lineage(self, node: int | None) -> list[Node]:
+        return lineage(self.nodes, node)
+
+    def _set_values(self, node: Node, pvs: list[PoolValue]) -> None:
+        """Record ``pvs`` as the values a node's call produced (replacing what an earlier contract exported)."""
+        for pv in pvs:
+            pv.id = len(self.values)
+            self.values.append(pv)
+        node.replace(pvs)
+
+    def _creator(self, node: Node) -> str:
+        """The tool whose call led to ``node``."""
+        return self.made[node.creator].tool
 
     def _node_values(self, contract: Contract, run: _Run, node_id: int) -> list[PoolValue]:
         """The values a successful run adds to the checking pool.
@@ -374,11 +391,11 @@ class _Checker:
         Only expected-success templates feed the value pool: an expected-failure template carries a value built
         to not exist, which must never be offered to another call even if this tool happened to accept it.
         """
-        parent_depth = self.nodes[run.parent].depth if run.parent is not None else 0
-        node = _Node(len(self.nodes), run.parent, run.post, run.tool, run.template.name, parent_depth + 1)
-        self.nodes.append(node)
+        node = child(self.nodes, run.parent, run.post, len(self.made))
+        self.made.append(run)
         run.node = node.id
-        node.values = self._node_values(self.contracts[run.tool], run, node.id) if run.template.expected == "success" else []
+        if run.template.expected == "success":
+            self._set_values(node, self._node_values(self.contracts[run.tool], run, node.id))
 
     def _bind(self, tool: Tool, template: Template) -> tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None:
         """The base node and concrete arguments for a template, or None when some observation has no value."""
@@ -388,9 +405,9 @@ class _Checker:
             return None, literal_args, {}
         best: tuple[float, int, int] | None = None
         chosen: tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None = None
-        bases: list[_Node | None] = ([None] if self.fixtures else []) + list(self.nodes)
+        bases: list[Node | None] = ([None] if self.fixtures else []) + list(self.nodes)
         for node in bases:
-            pool = (self.fixtures + [v for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
+            pool = (self.fixtures + [self.values[v] for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
             args = dict(literal_args)
             binds: dict[str, dict[str, Any]] = {}
             total = 0.0
@@ -419,12 +436,24 @@ class _Checker:
 
     # -- execution -----------------------------------------------------------------------------------------
     def _invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], State]:
+        """One call through the memo of invocations: a call made before (by checking, or by an earlier build
+        resumed over the same store) is answered by its record; a new one runs and is memoised. A call the
+        runtime crashed on is an observed error outcome, not memoised (the exploration would run it itself)."""
+        key = memo_key(state, tool, args)
+        hit = self.memo.get(key)
+        if hit is not None:
+            self.memo_hits += 1
+            self.keys[key] = None
+            return hit
         self.calls += 1
         try:
-            record, post = self.runtime.invoke(state, tool, args)
-            return record.to_dict(), post
+            record, post = self.runtime.invoke(self.memo.full(state), tool, args)
         except Exception as exc:  # noqa: BLE001 - a crashing runtime call is an observed error outcome
             return InvocationRecord("error", None, {}, f"{exc.__class__.__name__}: {exc}").to_dict(), state
+        rec = record.to_dict()
+        light = self.memo.put_many([(key, rec, post)])[0]
+        self.keys[key] = None
+        return rec, light
 
     def run_pending(self, tool_checks: dict[str, ToolCheck], fallback: bool = False) -> int:
         """One pass over every template not yet executed; returns how many ran.
@@ -565,8 +594,8 @@ class _Checker:
         for n in self._lineage(node):
             before = self.fresh.fingerprint if n.parent is None else self.nodes[n.parent].state.fingerprint
             if n.state.fingerprint != before:
-                return n.tool
-        return self.nodes[node].tool
+                return self._creator(n)
+        return self._creator(self.nodes[node])
 
     def _same_group(self, tool: Tool, other: str) -> bool:
         """One class or one app: the tools whose state changes most likely gate this one."""
@@ -598,7 +627,7 @@ class _Checker:
                 tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
                 tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
                           for r in self.contrast.get(tool.name, []) if r.template.name == template.name}
-                bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, n.tool), n.depth, n.id))
+                bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, self._creator(n)), n.depth, n.id))
                 for node in bases:
                     if len(tried) > limit or node.state.fingerprint in tried:
                         continue
@@ -619,7 +648,7 @@ class _Checker:
             if run.node is None:
                 self._add_node(run)
             elif run.template.expected == "success":
-                self.nodes[run.node].values = self._node_values(contract, run, run.node)
+                self._set_values(self.nodes[run.node], self._node_values(contract, run, run.node))
 
     # -- revision ------------------------------------------------------------------------------------------
     def needs_revision(self, tool: str) -> bool:
@@ -725,6 +754,7 @@ def check_contracts(
     passes: int = 3,
     max_revisions: int = MAX_REVISIONS,
     fixtures: dict[str, Any] | None = None,
+    memo: MemoStore | None = None,
 ) -> CheckSummary:
     """Execute every contract's templates against ``runtime`` and revise contracts from same-tool feedback.
 
@@ -734,6 +764,9 @@ def check_contracts(
     revision rewrote is run again. ``fixtures`` (the benchmark's sandbox facts, e.g. its test account) are
     offered to every input whose name or description fits them, as induction does. A success template that
     failed is re-run from the states other calls produced, so a gate shows in checking (``gated_by``).
+
+    Calls go through ``memo`` (a temporary store when None): a build passes the store its exploration uses, and
+    the summary's ``memo_keys`` tell the exploration which of its rows are checking's calls.
     """
     prop = get_proposer(proposer)
     contracts = dict(contracts) if contracts is not None else propose_contracts(catalog, prop)
@@ -747,8 +780,34 @@ def check_contracts(
         errors = validate_contract(contract.to_dict(), tool)
         tool_checks[tool.name] = ToolCheck(tool.name, valid=not errors, errors=errors, revision=contract.revision,
                                            templates=[TemplateCheck(t.name, t.expected) for t in contract.templates])
-    checker = _Checker(catalog, runtime, contracts, prop, max_revisions, fixtures)
-    revised: set[str] = set()
+    checker = _Checker(catalog, runtime, contracts, prop, max_revisions, fixtures, memo)
+    try:
+        _check_passes(catalog, checker, tool_checks, passes)
+    finally:
+        if memo is None:
+            checker.memo.close()
+    summary.per_tool = tool_checks
+    summary.contracts = checker.contracts
+    summary.calls = checker.calls
+    summary.memo_hits = checker.memo_hits
+    summary.memo_keys = list(checker.keys)
+    summary.invalid = sum(1 for tc in tool_checks.values() if not tc.valid)
+    summary.revised = len(checker.revised)
+    for tc in tool_checks.values():
+        if not tc.valid:
+            continue
+        summary.templates += len(tc.templates)
+        summary.matched += sum(1 for t in tc.templates if t.matched)
+        summary.unbound += sum(1 for t in tc.templates if t.observed == "unbound")
+        summary.unmatched += sum(1 for t in tc.templates if t.observed == "unmatched")
+        summary.gated += sum(1 for t in tc.templates if t.gated_by and t.observed == "success")
+    summary.type_mismatches = sum(1 for c in checker.contracts.values() if "declared_type_mismatch" in c.flags)
+    return summary
+
+
+def _check_passes(catalog: Catalog, checker: _Checker, tool_checks: dict[str, ToolCheck], passes: int) -> None:
+    """Run, re-run elsewhere and revise, pass after pass (see :func:`check_contracts`)."""
+    revised = checker.revised
     for _ in range(max(1, passes)):
         ran = checker.run_pending(tool_checks)
         ran += checker.retry_elsewhere(tool_checks)
@@ -770,19 +829,3 @@ def check_contracts(
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):
                 revised.add(tool.name)
-
-    summary.per_tool = tool_checks
-    summary.contracts = checker.contracts
-    summary.calls = checker.calls
-    summary.invalid = sum(1 for tc in tool_checks.values() if not tc.valid)
-    summary.revised = len(revised)
-    for tc in tool_checks.values():
-        if not tc.valid:
-            continue
-        summary.templates += len(tc.templates)
-        summary.matched += sum(1 for t in tc.templates if t.matched)
-        summary.unbound += sum(1 for t in tc.templates if t.observed == "unbound")
-        summary.unmatched += sum(1 for t in tc.templates if t.observed == "unmatched")
-        summary.gated += sum(1 for t in tc.templates if t.gated_by and t.observed == "success")
-    summary.type_mismatches = sum(1 for c in checker.contracts.values() if "declared_type_mismatch" in c.flags)
-    return summary

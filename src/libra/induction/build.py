@@ -29,6 +29,7 @@ from ..retrieval.fields import FieldEncoder
 from .health import health_summary, rejection_messages, warn
 from .candidates import candidate_compositions
 from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
+from .memo import MemoStore
 from .peak import PeakMemory
 
 
@@ -267,7 +268,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
     runtime = open_runtime(bench, workers)
     cleanup: list[Engine] = []
     done = False
+    memo: MemoStore | None = None
     try:
+        memo = open_memo(catalog, ckpt, opts.resume)
         if not went_remote():
             from ..errors import ConfigError
 
@@ -277,7 +280,7 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         proposer = get_proposer(opts.proposer)
         log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
         initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
-        summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures)
+        summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures, memo=memo)
         contracts = summary.contracts
         t_contracts = time.perf_counter() - t0
         candidates = candidate_compositions(catalog, contracts)
@@ -294,14 +297,14 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
                 v = sim_cache[key] = encoder.similarity(a, b)
             return v
 
-        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures, memo_path=memo_path(ckpt) if ckpt else None)
+        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures, memo=memo)
         cleanup.append(engine)
         identity = _identity(catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures)
         resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
         if resumed:
             log(f"resuming from checkpoint {ckpt} ({engine.counters['waves']} waves done)")
         else:
-            engine.start()
+            engine.start(reuse=summary.memo_keys)  # the exploration takes over checking's calls
         t_engine = time.perf_counter()
         last_ckpt = time.perf_counter()
         interval = opts.config.checkpoint_every_s
@@ -388,7 +391,24 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
     finally:
         for engine in cleanup:
             engine.close(remove=done)  # a build that stopped early keeps its memo next to its checkpoint
+        if memo is not None and not cleanup:  # stopped in contract checking: the memo is kept only for a checkpoint to resume
+            memo.close(remove=not (ckpt and ckpt.exists()))
         runtime.close()
+
+
+def open_memo(catalog: Catalog, ckpt: Path | None, resume: bool) -> MemoStore:
+    """The one memo of invocations of a build: contract checking and the exploration both call through it.
+
+    It lives next to the checkpoint (:func:`memo_path`), or in a temporary directory for a build that saves
+    nothing. A build that resumes keeps the rows an earlier run of the same catalog memoised (checking then
+    re-runs from them at no cost, and the checkpoint cuts them back to what it covered); any other starts empty.
+    """
+    memo = MemoStore(memo_path(ckpt) if ckpt else None)
+    scope = hashlib.sha256(f"{catalog.fingerprint()}\0{CHECKPOINT_VERSION}".encode()).hexdigest()
+    memo.claim(scope)
+    if not (resume and ckpt and ckpt.exists()):
+        memo.clear()
+    return memo
 
 
 def memo_path(ckpt: Path) -> Path:

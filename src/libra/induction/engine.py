@@ -60,7 +60,8 @@ from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
 from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
-from .memo import MemoStore
+from .memo import MemoKey, MemoStore, memo_key
+from .nodes import Node, child, lineage
 from ..runtime.base import InvocationRecord, Runtime, State
 
 CHECKPOINT_VERSION = 24  # bump whenever the exploration changes: an old checkpoint must not be resumed
@@ -116,26 +117,6 @@ class PoolValue:
     for_group: str = ""  # the tool group its list element names (a password listed for one app's account)
     record: str = ""  # the record it was read from (see :func:`record_of`): its fields are its siblings
     in_text: bool = False  # read from inside a text reply (an export's ``from_text``), not a field of its own
-
-
-@dataclass
-class Node:
-    """A state reached during exploration and the values produced on the way to it."""
-
-    id: int
-    state: State
-    parent: int | None
-    depth: int
-    values: list[int] = field(default_factory=list)
-    creator: int = -1  # the call (in the call log) that led here from the parent
-    by_key: dict[tuple[str, str], list[int]] = field(default_factory=dict)  # (provider, export) -> value ids
-    known: set[str] = field(default_factory=set)  # JSON of the values produced here
-
-    def add(self, pv: "PoolValue") -> None:
-        self.values.append(pv.id)
-        self.by_key.setdefault((pv.tool, pv.export), []).append(pv.id)
-        self.known.add(json.dumps(pv.value, sort_keys=True))
-        self.known.add(json.dumps([pv.tool, pv.export, pv.value], sort_keys=True))
 
 
 @dataclass
@@ -262,8 +243,7 @@ def _near(candidate: Any, observed: Any) -> bool:
     return scale > 0 and abs(float(candidate) - float(observed)) <= NEAR_FRACTION * scale
 
 
-def _key(state: State, tool: str, args: dict[str, Any]) -> tuple[str, str, str]:
-    return (state.fingerprint, tool, json.dumps(args, sort_keys=True, default=repr))
+_key = memo_key  # one key for every memoised invocation, checking's and the exploration's
 
 
 def _clip(record: dict[str, Any]) -> dict[str, Any]:
@@ -460,6 +440,7 @@ class Engine:
         config: BuildConfig | None = None,
         fixtures: dict[str, Any] | None = None,
         memo_path: str | Path | None = None,
+        memo: MemoStore | None = None,
     ) -> None:
         self.catalog = catalog
         # Sandbox facts the runtime was set up with (e.g. the test account's credentials): values a caller of the
@@ -509,7 +490,10 @@ class Engine:
         # Every invocation's record and resulting state, on disk (:mod:`.memo`): states the engine holds (nodes,
         # results) are light, their payloads are fetched by content key for the calls of a wave. ``memo_path``
         # None keeps the store in a temporary directory; a build passes the path next to its checkpoint.
-        self.memo = MemoStore(memo_path)
+        self.memo = memo if memo is not None else MemoStore(memo_path)
+        # Memo keys of calls contract checking made through the same store that this exploration has not made
+        # yet (see :meth:`start` and :meth:`run_many`).
+        self.inherited: set[MemoKey] = set()
         self.per_tool: dict[str, int] = {}
         self.per_tool_probes: dict[str, int] = {}
         self.per_tool_numbers: dict[str, int] = {}
@@ -524,6 +508,7 @@ class Engine:
             "work_items": 0,
             "executed_calls": 0,
             "memo_hits": 0,
+            "calls_from_checking": 0,
             "provenance_tests": 0,
             "state_tests": 0,
             "skipped_implied": 0,
@@ -535,8 +520,20 @@ class Engine:
         self.elapsed_before_resume = 0.0
 
     # ------------------------------------------------------------------------------------------------- setup
-    def start(self) -> None:
-        self.memo.clear()
+    def start(self, reuse: Iterable[MemoKey] = ()) -> None:
+        """Begin the exploration from the fresh state.
+
+        ``reuse`` are the memo keys of the calls contract checking made through this engine's memo store
+        (:attr:`~libra.contracts.check.CheckSummary.memo_keys`): the store keeps exactly those rows and forgets
+        anything else, and the exploration takes their records instead of running the calls again. Without
+        ``reuse`` the store starts empty.
+        """
+        keys = list(dict.fromkeys(reuse))
+        if keys:
+            self.memo.retain(keys)
+        else:
+            self.memo.clear()
+        self.inherited = set(keys)
         root = Node(0, self.memo.keep(self.runtime.fresh()), None, 0)
         self.nodes.append(root)
         for name in sorted(self.fixtures):
@@ -562,11 +559,21 @@ class Engine:
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
         known = self.memo.get_many(keys)
         for k, c, why in zip(keys, calls, purposes):
-            if k in known:
+            if k in known and k not in self.inherited:
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
                 self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
+        # A call contract checking already made is answered by checking's record, not run again, yet it counts
+        # as the exploration's own first call of it (budgets, the executed total): what the exploration explores
+        # does not depend on what checking happened to run, only its runtime work is saved.
+        reused = [k for k in todo if k in self.inherited]
+        if reused:
+            self.inherited.difference_update(reused)
+            self.counters["executed_calls"] += len(reused)
+            self.counters["calls_from_checking"] += len(reused)
+            for k in reused:
+                del todo[k]
         # New calls go to the runtime in chunks of a batch: a chunk's results (records and the full states the calls
         # led to) are stored before the next chunk runs, so a wave of many thousand sweep calls never holds all of
         # its snapshots at once. Each call's result depends on its own state and arguments only, so the chunking
@@ -608,12 +615,7 @@ class Engine:
 
     # -------------------------------------------------------------------------------------------- binding
     def _lineage(self, node_id: int) -> list[Node]:
-        out = []
-        n: int | None = node_id
-        while n is not None:
-            out.append(self.nodes[n])
-            n = self.nodes[n].parent
-        return out
+        return lineage(self.nodes, node_id)
 
     def _fits(self, tool: Tool, param: str, value: Any) -> Any | None:
         """The value as it would be passed to ``param`` (a scalar may fill a list input), or None if invalid.
@@ -1071,7 +1073,7 @@ class Engine:
             if key in self.seen_items:
                 continue
             self.seen_items.add(key)
-            if call_key not in self.memo:  # budgets bound execution; a memoised repeat costs nothing
+            if call_key not in self.memo or call_key in self.inherited:  # budgets bound execution; a memoised repeat costs nothing
                 budget[item.tool] = budget.get(item.tool, 0) + 1
             batch.append((item, args, used))
         return batch
@@ -1132,8 +1134,7 @@ class Engine:
             # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
             if node.depth >= self.config.max_depth or item.number_offer or item.placement:
                 return
-            target = Node(len(self.nodes), new_state, node.id, node.depth + 1, creator=call_id)
-            self.nodes.append(target)
+            target = child(self.nodes, node.id, new_state, call_id)
         else:
             target = node
         fresh = self._pool_values(item, args, used, rec, node, target, call_id, changed)
@@ -1517,7 +1518,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started", "inherited")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).

@@ -30,6 +30,7 @@ saw; states and parts are content-addressed, so extra rows of them are harmless.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import shutil
@@ -64,7 +65,14 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS memo (seq INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, record BLOB NOT NULL, state TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS states (fp TEXT PRIMARY KEY, split INTEGER NOT NULL, parts BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS parts (key TEXT PRIMARY KEY, data BLOB NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
+
+
+def memo_key(state: State, tool: str, args: dict[str, Any]) -> MemoKey:
+    """The key of one invocation: the state it runs from (by fingerprint), the tool and its arguments (as sorted
+    JSON). Contract checking and the exploration memoise by this one key, so a call either made is the other's."""
+    return (state.fingerprint, tool, json.dumps(args, sort_keys=True, default=repr))
 
 
 def digest(key: MemoKey) -> bytes:
@@ -328,6 +336,50 @@ class MemoStore:
         self._known_states.clear()
         self._known_parts.clear()
         self._rows = 0
+
+    def retain(self, keys: Iterable[MemoKey]) -> int:
+        """Keep only the memo rows of ``keys``, in their order of memoisation, renumbered from 1; returns how many.
+
+        Why: a build's exploration starts from the calls contract checking made through the same store (see
+        :func:`~libra.contracts.check.check_contracts`), and from nothing else. A store reused for a resume may
+        hold more rows (an earlier exploration's); those are dropped, so the exploration sees exactly what this
+        build's checking ran, whatever ran before. The rows stay numbered 1..n so that :meth:`truncate` keeps
+        meaning "the first n rows". States and parts are content-addressed and stay.
+        """
+        wanted = [(digest(k),) for k in keys]
+        self.db.execute("BEGIN")
+        try:
+            self.db.execute("CREATE TEMP TABLE IF NOT EXISTS retained (key BLOB PRIMARY KEY)")
+            self.db.execute("DELETE FROM retained")
+            self.db.executemany("INSERT OR IGNORE INTO retained (key) VALUES (?)", wanted)
+            self.db.execute("CREATE TEMP TABLE kept AS SELECT key, record, state FROM memo WHERE key IN (SELECT key FROM retained) ORDER BY seq")
+            self.db.execute("DELETE FROM memo")
+            self.db.execute("INSERT INTO memo (key, record, state) SELECT key, record, state FROM kept ORDER BY rowid")
+            self.db.execute("DROP TABLE kept")
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        finally:
+            self.records.items.clear()
+            self.records.bytes = 0
+        self._rows = self._count()
+        return self._rows
+
+    def claim(self, scope: str) -> bool:
+        """Mark the store as holding the calls of ``scope``; a store marked for another scope (or for none) is
+        cleared first. Returns whether its rows were kept.
+
+        Why: a build reuses the store next to its checkpoint, and contract checking reads it before the build's
+        identity (which depends on the checked contracts) is known. Calls memoised for another catalog (a tool
+        whose schema changed) must not answer this one's.
+        """
+        row = self.db.execute("SELECT value FROM meta WHERE name='scope'").fetchone()
+        kept = row is not None and row[0] == scope
+        if not kept:
+            self.clear()
+            self.db.execute("INSERT OR REPLACE INTO meta (name, value) VALUES ('scope', ?)", (scope,))
+        return kept
 
     def _count(self) -> int:
         row = self.db.execute("SELECT COALESCE(MAX(seq), 0), COUNT(*) FROM memo").fetchone()
