@@ -23,7 +23,9 @@ sign in -> act) are found.
 Cost control, all without changing what a test would conclude:
 
 - every invocation is memoised by (state fingerprint, tool, arguments): runtimes are deterministic, so a repeated
-  call (the "before" half of many state tests, the line-32 re-runs of a sweep) costs nothing;
+  call (the "before" half of many state tests, the line-32 re-runs of a sweep) costs nothing; in a build the
+  memo is the one contract checking called through, so a call checking made is not run again either (it still
+  counts as the exploration's own first call of it: :meth:`Engine.run_many`);
 - a relation already kept is never tested again, and each (provider field, consumer input) pair is tested at most
   ``tests_per_pair`` times;
 - calls run in waves through ``invoke_many`` so an isolated runtime keeps every worker busy.
