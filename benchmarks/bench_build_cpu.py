@@ -99,7 +99,7 @@ def main() -> None:
         if cpu["exit_status"] != 0:
             sys.exit(f"libra build failed with status {cpu['exit_status']}")
         subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True, env=env)
-        stats = json.load(open(show))["stats"]
+        stats = json.loads(Path(show).read_text())["stats"]
     calls = stats["engine"]["executed_calls"]
     payload = {
         "benchmark": args.benchmark,
