@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
+.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -102,6 +102,11 @@ bench-invoke: setup
 
 bench-build: setup
 	for b in $(BENCH); do $(BIN)/python benchmarks/bench_build.py $$b || exit 1; done
+
+# CPU seconds of a build's caller (the engine) and of its workers (the tool calls), e.g.
+# make bench-build-cpu BENCH=appworld CALLS=40000
+bench-build-cpu: setup
+	for b in $(BENCH); do $(BIN)/python benchmarks/bench_build_cpu.py $$b $(if $(CALLS),--max-calls $(CALLS)) || exit 1; done
 
 # BFCL and SciToolEval built with the local pool and on a local Ray (overhead, calls/s per worker), and a model of
 # AppWorld's build on 8, 32 and 96 workers from its committed build statistics.

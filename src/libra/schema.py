@@ -25,8 +25,16 @@ CONTACT_ADDRESS = {"phonenumber", "mobilenumber", "cellnumber", "phone", "emaila
 
 def words(text: str) -> list[str]:
     """Lower-case word tokens of an identifier or sentence (snake_case, camelCase and trailing digits split)."""
-    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text or "")
-    return [w for w in re.split(r"[^a-zA-Z]+", text.lower()) if w]
+    return list(_word_tuple(text or ""))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _word_tuple(text: str) -> tuple[str, ...]:
+    """:func:`words`, cached per text. Why: a build tokenizes the same few thousand field names and descriptions
+    millions of times (every binding scores every pooled value by name), and the regular expressions cost more
+    than everything else in that scoring."""
+    text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
+    return tuple(w for w in re.split(r"[^a-zA-Z]+", text.lower()) if w)
 
 
 def _compounds(tokens: list[str]) -> set[str]:

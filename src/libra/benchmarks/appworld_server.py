@@ -114,11 +114,15 @@ def _tables(conn: sqlite3.Connection) -> list[str]:
     return [n for n in names if not any(n == f + s for f in fts for s in _FTS_SHADOW)]
 
 
-def _rows(conn: sqlite3.Connection, table: str) -> dict[Any, dict[str, Any]]:
+def _raw_rows(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
     cur = conn.execute(f'SELECT rowid AS "__rowid__", * FROM "{table}"')
-    cols = [d[0] for d in cur.description]
+    return [d[0] for d in cur.description], cur.fetchall()
+
+
+def _rows(conn: sqlite3.Connection, table: str, raw: tuple[list[str], list[tuple[Any, ...]]] | None = None) -> dict[Any, dict[str, Any]]:
+    cols, rows = raw if raw is not None else _raw_rows(conn, table)
     out = {}
-    for row in cur:
+    for row in rows:
         rec = {c: _jsonable(v) for c, v in zip(cols[1:], row[1:])}
         out[rec.get("id", row[0])] = rec
     return out
@@ -135,9 +139,14 @@ def diff_databases(before: bytes, after: bytes) -> dict[str, Any]:
     a, b = _open(before), _open(after)
     try:
         out: dict[str, Any] = {}
-        for table in sorted(set(_tables(a)) | set(_tables(b))):
-            ra = _rows(a, table) if table in _tables(a) else {}
-            rb = _rows(b, table) if table in _tables(b) else {}
+        tables_a, tables_b = set(_tables(a)), set(_tables(b))
+        for table in sorted(tables_a | tables_b):
+            raw_a = _raw_rows(a, table) if table in tables_a else None
+            raw_b = _raw_rows(b, table) if table in tables_b else None
+            if raw_a is not None and raw_a == raw_b:
+                continue  # the same columns and rows in the same order: nothing of this table changed
+            ra = _rows(a, table, raw_a) if raw_a is not None else {}
+            rb = _rows(b, table, raw_b) if raw_b is not None else {}
             if ra == rb:
                 continue
             added = [rb[k] for k in rb if k not in ra]
@@ -267,9 +276,10 @@ class AppWorldBackend:
         for app_name in self.apps:
             if after[app_name] == counts[app_name]:
                 continue
-            old = self.snap[app_name]
+            # the loaded content's key is known (content-addressed parts), so only the new content is hashed
+            old, old_key = self.snap[app_name], self.current.get(app_name)
             self._remember(app_name)
-            if part_key(old) != self.current[app_name]:
+            if old_key != self.current[app_name]:
                 d = diff_databases(old, self.snap[app_name])
                 if d:
                     state_changes[app_name] = d

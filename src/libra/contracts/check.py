@@ -13,6 +13,7 @@ records instead of running those calls again (:attr:`CheckSummary.memo_keys`).
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -123,8 +124,9 @@ def _stem(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
-def _bag(text: str) -> set[str]:
-    return {_stem(w) for w in words(text) if w not in _STOP}
+@functools.lru_cache(maxsize=1 << 16)
+def _bag(text: str) -> frozenset[str]:
+    return frozenset(_stem(w) for w in words(text) if w not in _STOP)
 
 
 def _jaccard(a: set[str], b: set[str]) -> float:
@@ -168,12 +170,21 @@ def match_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: Poo
     pair is penalised; a qualifier found in the other side's description (``receiver_id`` described as a user
     ID) keeps them compatible.
     """
-    pn = [_stem(w) for w in words(arg.field or param)]
-    en = [_stem(w) for w in words(pv.export)]
+    return _name_score(arg.field or param, arg.refers_to or "", pv.export, pv.description or "")
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def _name_score(name: str, refers_to: str, export: str, description: str) -> float:
+    """:func:`match_score` of an input named ``name`` (described as referring to ``refers_to``) and a value of
+    ``export`` (described by ``description``): a pure function of the four texts, cached, because contract
+    checking scores every pooled value for every observation from every base state, and the same few thousand
+    name pairs recur throughout."""
+    pn = [_stem(w) for w in words(name)]
+    en = [_stem(w) for w in words(export)]
     if not pn or not en:
         return 0.0
-    p_bag = set(pn) | _bag(arg.refers_to or "")
-    e_bag = set(en) | _bag(pv.description or "")
+    p_bag = set(pn) | _bag(refers_to)
+    e_bag = set(en) | _bag(description)
     score = _jaccard(set(pn), set(en))
     if pn[-1] == en[-1]:
         score += 0.5
@@ -182,7 +193,7 @@ def match_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: Poo
     p_q, e_q = set(pn) - {pn[-1]}, set(en) - {en[-1]}
     if p_q and e_q and not (e_q & p_bag) and not (p_q & e_bag):
         score -= 0.6
-    score += 0.4 * _jaccard(_bag(arg.refers_to or ""), _bag(pv.description or ""))
+    score += 0.4 * _jaccard(_bag(refers_to), _bag(description))
     return score
 
 
@@ -197,6 +208,7 @@ FIXTURE_NODE = -1
 _PHRASE_END = {"of", "for", "to", "from", "sent", "in", "on", "at", "by", "with", "that", "which", "used", "returned", "is", "are", "was", "will", "must", "should", "can"}
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def _lead_phrase(description: str) -> str:
     """The words a description opens with, up to its first preposition or verb: what the input *is*
     ("The phone number to search for" -> "the phone number"; "The code sent to your email" -> "the code")."""

@@ -175,6 +175,7 @@ class Wave:
 
 
 _NO_LITERAL = object()  # the template gives the input no literal
+_NO_REFERENCES: dict[str, Any] = {}  # a contract without nested references (read only)
 
 
 def _offerable_literal(schema: dict[str, Any]) -> bool:
@@ -221,6 +222,13 @@ def control_choices(param: str, schema: dict[str, Any], observed: Any, alternati
     out.extend(alternatives)
     return [c for c in out if c is not None and c != observed]
 
+
+#: (schema, value) verdicts of :meth:`Engine._fits` kept at most (about a hundred bytes each), and the longest
+#: string kept among them
+FIT_CACHE = 1 << 17
+FIT_CACHE_CHARS = 256
+#: JSON Schema keywords that annotate and never constrain (Draft 2020-12, meta-data vocabulary and comments)
+ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
 
 NEAR_FRACTION = 0.25  # numbers this close, relative to their magnitude, may be one value to a tolerant tool
 
@@ -463,8 +471,16 @@ class Engine:
                 continue  # compositions with a tool the runtime cannot execute are counted, never tested
             self.by_provider.setdefault((c.provider, c.provider_field), []).append((c.consumer, c.consumer_input))
             self.by_consumer.setdefault((c.consumer, c.consumer_input), set()).add((c.provider, c.provider_field))
-        self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
+        self._validators: list[jsonschema.Draft202012Validator] = []  # see _validator_id
+        self._schema_by_text: dict[str, int] = {}
+        self._schema_ids: dict[tuple[str, str], int] = {}
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
+        self._allowed_cache: dict[tuple[str, str], dict[tuple[str, str], float]] = {}
+        self._offered_cache: dict[tuple[str, str], bool] = {}
+        self._group_of = {t.name: t.group for t in catalog}
+        self._tools = {t.name: t for t in catalog}
+        # (validator id, value type, value) -> how the value is passed ("as is", "listed") or None: see _fits
+        self._fit_cache: dict[tuple[int, type, Any], str | None] = {}
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
         self._checked_cache: dict[tuple[str, str], bool] = {}
         self._inside_cache: dict[tuple[str, str], bool] = {}
@@ -626,14 +642,41 @@ class Engine:
         fail, and in a large catalog such offers would use up the consumer's budget before the real providers'.
         """
         key = (tool.name, param)
-        v = self._validators.get(key)
-        if v is None:
-            v = self._validators[key] = jsonschema.Draft202012Validator(tool.param_schema(param), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+        schema_id = self._schema_ids.get(key)
+        if schema_id is None:
+            schema_id = self._schema_ids[key] = self._validator_id(tool.param_schema(param))
+        v = self._validators[schema_id]
+        # The verdict is a pure function of the schema and the value, and the same pool values are offered to the
+        # same kinds of input over and over (every binding, every offer): each is validated once per schema.
+        # Keyed by type too, because 1, 1.0 and True are equal as dict keys but not to a schema; long text is
+        # validated every time rather than kept alive by the cache.
+        cached = isinstance(value, (int, float, bool)) or (isinstance(value, str) and len(value) <= FIT_CACHE_CHARS)
+        if cached:
+            hit = self._fit_cache.get((schema_id, type(value), value), _NO_LITERAL)
+            if hit is not _NO_LITERAL:
+                return value if hit == "as is" else [value] if hit == "listed" else None
         if v.is_valid(value):
-            return value
-        if isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
-            return [value]
-        return None
+            out: Any = value
+        elif isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
+            out = [value]
+        else:
+            out = None
+        if cached:
+            if len(self._fit_cache) >= FIT_CACHE:
+                self._fit_cache.clear()  # bounded: a cleared cache only validates again
+            self._fit_cache[(schema_id, type(value), value)] = "as is" if out is value else "listed" if out is not None else None
+        return out
+
+    def _validator_id(self, schema: dict[str, Any]) -> int:
+        """The id of the validator of a parameter schema, shared by every input whose schema differs only in
+        annotations (:data:`ANNOTATIONS`: a description says nothing about which values are valid), so inputs of
+        the same kind (an id, an e-mail address, a page number) share one validator and one cache of verdicts."""
+        text = json.dumps({k: v for k, v in schema.items() if k not in ANNOTATIONS}, sort_keys=True, default=repr)
+        schema_id = self._schema_by_text.get(text)
+        if schema_id is None:
+            schema_id = self._schema_by_text[text] = len(self._validators)
+            self._validators.append(jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER))
+        return schema_id
 
     def bind(self, item: Item, prefer_call: int | None = None) -> tuple[dict[str, Any], dict[str, int]] | None:
         """Concrete arguments for an item, or None when a required observation has no fitting value."""
@@ -732,8 +775,12 @@ class Engine:
 
     def offered_literal(self, consumer: str, param: str) -> bool:
         """Whether a literal input receives offers: a number without a closed set (:func:`_offerable_literal`), or
-        an input whose form the tool checks (:meth:`checked_form`)."""
-        return _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
+        an input whose form the tool checks (:meth:`checked_form`). Cached (every binding asks)."""
+        key = (consumer, param)
+        hit = self._offered_cache.get(key)
+        if hit is None:
+            hit = self._offered_cache[key] = _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
+        return hit
 
     def _placed(self, consumer: str, param: str, placement: str, value: Any, literal: Any) -> Any | None:
         """The argument an offer of ``value`` passes: the value itself, the template's path literal inside it (a
@@ -769,7 +816,7 @@ class Engine:
     def _same_group_key(self, key: tuple[str, str], tool: Tool) -> bool:
         """A value from the consumer's own group (or the sandbox) is the likelier fit among equally named ones:
         an app's API takes that app's token, not another app's."""
-        return key[0] == FIXTURE or self.catalog[key[0]].group == tool.group
+        return key[0] == FIXTURE or self._group_of[key[0]] == tool.group
 
     def _same_group(self, pv: PoolValue, tool: Tool) -> bool:
         """Also true for a value its list element labels as this group's (the password listed for this app)."""
@@ -777,7 +824,7 @@ class Engine:
 
     def _meant_for(self, pv: PoolValue, consumer: str) -> bool:
         """False for a value its record labels as another group's (another app's password)."""
-        return not pv.for_group or self.catalog[consumer].group.lower() == pv.for_group
+        return not pv.for_group or self._group_of[consumer].lower() == pv.for_group
 
     def _ranked_keys(self, consumer: str, param: str) -> list[tuple[float, tuple[str, str]]]:
         """(similarity, (provider, export)) pairs that may fill an input, best match first (static, cached)."""
@@ -803,6 +850,14 @@ class Engine:
             keys.sort(key=lambda x: (-x[0], x[1]))
             self._key_cache[cache_key] = keys
         return keys
+
+    def _allowed(self, consumer: str, param: str) -> dict[tuple[str, str], float]:
+        """:meth:`_ranked_keys` as a mapping (provider, export) -> similarity (static, cached)."""
+        cache_key = (consumer, param)
+        allowed = self._allowed_cache.get(cache_key)
+        if allowed is None:
+            allowed = self._allowed_cache[cache_key] = {k: sim for sim, k in self._ranked_keys(consumer, param)}
+        return allowed
 
     def _records(self, vids: Iterable[int]) -> frozenset[tuple[int, str]]:
         """The (call, record) pairs the given pool values were read from (fixtures have none)."""
@@ -833,7 +888,7 @@ class Engine:
         if not siblings:
             return None
         taken = set(taken)
-        allowed = {k: sim for sim, k in self._ranked_keys(consumer, param)}
+        allowed = self._allowed(consumer, param)
         best: tuple[tuple[float, int], PoolValue, Any] | None = None
         best_taken = float("-inf")  # the best name similarity of a record field already in another input
         for call in sorted({c for c, _r in siblings}):
@@ -860,7 +915,7 @@ class Engine:
         if sibling is not None:
             return ((True, 2.0), sibling[0], sibling[1])
         keys = self._ranked_keys(consumer, param)
-        allowed = {k: sim for sim, k in keys}
+        allowed = self._allowed(consumer, param)
         best: tuple[Any, ...] | None = None
         if prefer_call is not None:
             for vid in self.call_values.get(prefer_call, ()):
@@ -877,13 +932,20 @@ class Engine:
                         best = (rank, pv, val)
             if best is not None:
                 return best
+        # Only a key with a value somewhere on the path can fill the input: when the path holds fewer keys than the
+        # input admits (the usual case for an input many tools can fill), the keys are taken from the path's side,
+        # in the same order, and the search is the same.
+        if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
+            keys = sorted(((allowed[k], k) for k in {k for n in lineage for k in n.by_key if k in allowed}), key=lambda x: (-x[0], x[1]))
         for sim, key in keys:
             if best is not None and sim < best[0][1]:
                 break
-            near = self._same_group_key(key, tool)
             for n in lineage:  # deepest first: the first fitting value of a key is its best
+                vids = n.by_key.get(key)
+                if not vids:
+                    continue
                 hit = None
-                for vid in n.by_key.get(key, ()):
+                for vid in vids:
                     pv = self.values[vid]
                     if not self._meant_for(pv, consumer):
                         continue
@@ -893,7 +955,7 @@ class Engine:
                         break
                 if hit is not None:
                     # A sandbox fact is the fallback: a tool that reveals the same fact is what a caller would use.
-                    rank = (False, sim, key[0] != FIXTURE, near, n.depth, -hit[0].id)
+                    rank = (False, sim, key[0] != FIXTURE, self._same_group_key(key, tool), n.depth, -hit[0].id)
                     if best is None or rank > best[0]:
                         best = (rank, hit[0], hit[1])
                     break
@@ -1308,12 +1370,13 @@ class Engine:
         """
         cfg = self.config
         items: list[Item] = []
+        nested, tools = self._nested, self._tools
         for pv in fresh:
             for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
-                if not self._meant_for(pv, consumer):
+                if pv.for_group and not self._meant_for(pv, consumer):
                     continue
-                leaf = self._nested.get(consumer, {}).get(param)
-                if leaf is None and self._fits(self.catalog[consumer], param, pv.value) is None:
+                leaf = nested.get(consumer, _NO_REFERENCES).get(param)
+                if leaf is None and self._fits(tools[consumer], param, pv.value) is None:
                     self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
                     continue
                 pair = (pv.tool, pv.export, consumer, param)
@@ -1429,12 +1492,14 @@ class Engine:
         n_main = len(controls) + len(sweeps)
         before_provider = {idx: first[n_main + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
         for k, (creator, info) in enumerate(parent_tests):
-            self._record_state(creator, info.tool, info.args, first[n_main + k][0], info.record)
+            self._record_state(creator, info.tool, info.args, first[n_main + k][0], info.record, after_outcome="success")  # a success (see step)
         self.counters["state_tests"] += len(parent_tests)
         befores = first[len(controls) : n_main]
+        # each "before" record is classified once, here (the judge of its test reads the same outcome)
+        before_outcomes = [classify(self.contracts[s.consumer], before) for s, (before, _) in zip(sweeps, befores)]
         after_calls = []
-        for s, (before, _) in zip(sweeps, befores):
-            if classify(self.contracts[s.consumer], before) == "failure":
+        for s, outcome in zip(sweeps, before_outcomes):
+            if outcome == "failure":
                 after_calls.append((self._node_after(s.call_id).state, s.consumer, s.args))
             else:
                 self.counters["skipped_implied"] += 1
@@ -1445,9 +1510,11 @@ class Engine:
             if idx in before_provider and classify(self.contracts[t.use.tool], before_provider[idx]) != "failure":
                 continue
             self._record_value_test(t, rec)
-        for s, (before, _) in zip(sweeps, befores):
-            after = next(after_results)[0] if classify(self.contracts[s.consumer], before) == "failure" else before
-            self._record_state(s.call_id, s.consumer, s.args, before, after)
+        for s, (before, _), outcome in zip(sweeps, befores, before_outcomes):
+            if outcome == "failure":
+                self._record_state(s.call_id, s.consumer, s.args, before, next(after_results)[0], before_outcome=outcome)
+            else:
+                self._record_state(s.call_id, s.consumer, s.args, before, before, before_outcome=outcome, after_outcome=outcome)
 
     # --------------------------------------------------------------------------- phase 4: record relations
     def _record_value_test(self, t: "ValueTest", control_rec: dict[str, Any]) -> None:
@@ -1481,10 +1548,13 @@ class Engine:
         if verdict.inconclusive:
             self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
 
-    def _record_state(self, provider_call: int, consumer: str, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any]) -> None:
-        """Judge one before/after state test (Algorithm 1, lines 28-31) and keep the relation if admitted."""
+    def _record_state(self, provider_call: int, consumer: str, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any], before_outcome: str | None = None, after_outcome: str | None = None) -> None:
+        """Judge one before/after state test (Algorithm 1, lines 28-31) and keep the relation if admitted; an
+        outcome the caller already classified is passed in rather than classified again."""
         c = self.contracts[consumer]
-        verdict = judge_state(Run(classify(c, before), before), Run(classify(c, after), after))
+        b = before_outcome if before_outcome is not None else classify(c, before)
+        a = after_outcome if after_outcome is not None else classify(c, after)
+        verdict = judge_state(Run(b, before), Run(a, after))
         if verdict.inconclusive:
             self.counters["inconclusive_state_tests"] = self.counters.get("inconclusive_state_tests", 0) + 1
         if verdict.kept:

@@ -1,0 +1,108 @@
+"""The engine's caches answer exactly what the uncached computation answers.
+
+Why: build speed comes from not recomputing pure functions (schema verdicts, name tokens, table diffs); a cache
+that answered differently would change what a build concludes, so each is checked against the plain computation.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sqlite3
+from pathlib import Path
+
+import jsonschema
+
+from libra.catalog import Catalog, Tool
+from libra.induction.engine import Engine
+from libra.schema import words
+
+ROOT = Path(__file__).resolve().parent.parent
+
+PARAMS = {
+    "type": "object",
+    "properties": {
+        "count": {"type": "integer", "minimum": 1, "description": "How many items to list."},
+        "limit": {"type": "integer", "minimum": 1, "description": "At most this many."},
+        "email": {"type": "string", "format": "email", "description": "The recipient."},
+        "tags": {"type": "array", "items": {"type": "string"}, "description": "Labels."},
+        "ratio": {"type": "number", "maximum": 1},
+    },
+    "required": ["count"],
+}
+
+
+def _engine() -> Engine:
+    catalog = Catalog([Tool("T.list", "List things.", PARAMS), Tool("U.send", "Send.", PARAMS)], name="toy")
+    return Engine(catalog, None, {}, [], lambda a, b: 1.0 if a == b else 0.0)  # type: ignore[arg-type]
+
+
+def _plain(tool: Tool, param: str, value: object) -> object:
+    """What the engine's fit check answers without any cache."""
+    v = jsonschema.Draft202012Validator(tool.param_schema(param), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    if v.is_valid(value):
+        return value
+    if isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
+        return [value]
+    return None
+
+
+def test_fit_verdicts_match_plain_validation_when_asked_again() -> None:
+    engine = _engine()
+    values = [1, 1.0, True, 0, 2, 1.5, "1", "a@b.example", "not an address", "x" * 300, None, [1], {"k": 1}, ["a"], 0.5, False]
+    for tool_name in ("T.list", "U.send"):
+        tool = engine.catalog[tool_name]
+        for param in PARAMS["properties"]:
+            for _ in range(2):  # the second answer comes from the cache
+                for value in values:
+                    got, want = engine._fits(tool, param, value), _plain(tool, param, value)
+                    assert got == want and type(got) is type(want), (tool_name, param, value, got, want)
+    # inputs whose schemas differ only in their descriptions share one validator (count, limit on both tools)
+    assert len(engine._validators) == 4
+
+
+def test_a_listed_fit_is_a_new_list_each_time() -> None:
+    engine = _engine()
+    tool = engine.catalog["T.list"]
+    first = engine._fits(tool, "tags", "red")
+    first.append("mutated")  # type: ignore[union-attr]
+    assert engine._fits(tool, "tags", "red") == ["red"]
+
+
+def test_words_are_a_fresh_list_per_call() -> None:
+    first = words("userName_id2")
+    assert first == ["user", "name", "id"]
+    first.append("changed")
+    assert words("userName_id2") == ["user", "name", "id"]
+
+
+def _server():
+    spec = importlib.util.spec_from_file_location("appworld_server_for_test", ROOT / "src/libra/benchmarks/appworld_server.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _db(rows: dict[str, list[tuple]]) -> bytes:
+    conn = sqlite3.connect(":memory:")
+    for table, content in rows.items():
+        conn.execute(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY, name TEXT, note BLOB)")
+        conn.executemany(f"INSERT INTO {table} VALUES (?, ?, ?)", content)
+    conn.commit()
+    data = conn.serialize()
+    conn.close()
+    return data
+
+
+def test_the_database_diff_reports_only_changed_tables() -> None:
+    server = _server()
+    same = [(1, "kept", b"\x00")]
+    before = _db({"a_same": same, "b_changed": [(1, "old", None), (2, "gone", None)], "c_empty": []})
+    after = _db({"a_same": same, "b_changed": [(1, "new", None), (3, "added", b"\x01")], "c_empty": []})
+    assert server.diff_databases(before, after) == {
+        "b_changed": {
+            "added": [{"id": 3, "name": "added", "note": "01"}],
+            "removed": [{"id": 2, "name": "gone", "note": None}],
+            "changed": [{"id": 1, "before": {"name": "old"}, "after": {"name": "new"}}],
+        }
+    }
+    assert server.diff_databases(before, before) == {}
