@@ -462,19 +462,23 @@ class Engine:
         self.similarity = similarity
         # candidate index: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
         self.by_provider: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        self.by_consumer: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        self.by_consumer: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
         runnable = {t.name for t in catalog if t.executable and t.name in contracts}
         self.groups = {t.group.lower() for t in catalog if t.group}
         # One tuple per distinct (tool, name) pair, shared by every entry naming it: the index holds millions of
         # entries (AppWorld: 2.1 M candidates) over a few thousand pairs, so a tuple per entry was most of its size.
         pairs: dict[tuple[str, str], tuple[str, str]] = {}
+        providers: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
         for c in candidates:
             if c.provider not in runnable or c.consumer not in runnable:
                 continue  # compositions with a tool the runtime cannot execute are counted, never tested
             provider = pairs.setdefault((c.provider, c.provider_field), (c.provider, c.provider_field))
             consumer = pairs.setdefault((c.consumer, c.consumer_input), (c.consumer, c.consumer_input))
             self.by_provider.setdefault(provider, []).append(consumer)
-            self.by_consumer.setdefault(consumer, set()).add(provider)
+            providers.setdefault(consumer, {})[provider] = None
+        # (a tuple per consumer input: it is only iterated, and its order never matters, see _ranked_keys)
+        self.by_consumer = {k: tuple(v) for k, v in providers.items()}
+        del providers
         self._validators: dict[tuple[str, str], jsonschema.Draft202012Validator] = {}
         self._key_cache: dict[tuple[str, str], list[tuple[float, tuple[str, str]]]] = {}
         self._literal_fit_cache: dict[tuple[str, str], bool] = {}
@@ -787,7 +791,7 @@ class Engine:
                 sim = self.similarity(name, param)
                 return max(sim, 1.0) if f" {humanize(name)} " in desc else sim
 
-            for prov, export in self.by_consumer.get(cache_key, set()):
+            for prov, export in self.by_consumer.get(cache_key, ()):
                 sim = fit(export)
                 if prov != consumer and sim >= self.config.fill_alignment:
                     keys.append((sim, (prov, export)))
