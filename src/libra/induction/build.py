@@ -23,11 +23,11 @@ from .._io import path_lock
 from ..benchmarks.base import Benchmark
 from ..catalog import Catalog
 from ..contracts.check import Proposer, check_contracts, get_proposer
-from ..library import FORMAT_VERSION, Candidate, Library
+from ..library import FORMAT_VERSION, Library
 from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
 from ..retrieval.fields import FieldEncoder
 from .health import health_summary, rejection_messages, warn
-from .candidates import candidate_compositions
+from .candidates import candidate_compositions, candidate_table
 from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
 from .memo import MemoStore
 from .peak import PeakMemory
@@ -299,6 +299,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
 
         engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures, memo=memo)
         cleanup.append(engine)
+        # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
+        stored = candidate_table(candidates, catalog.names, encoder.similarity)
+        del candidates
         identity = _identity(catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures)
         resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
         if resumed:
@@ -325,18 +328,17 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         counts = {"provenance": 0, "compatibility": 0, "state": 0}
         for r in relations:
             counts[r.kind] += 1
-        with_sim = [Candidate(c.provider, c.provider_field, c.consumer, c.consumer_input, similarity(c.provider_field, c.consumer_input)) for c in candidates]
         stats = {
             "tools": len(catalog),
             "executable_tools": sum(1 for t in catalog if t.executable),
-            "candidate_compositions": len(candidates),
+            "candidate_compositions": len(stored),
             "relations": counts,
             "value_relations": counts["provenance"] + counts["compatibility"],
             "state_relations": counts["state"],
             "wall_seconds": round(wall, 2),
             "contract_seconds": round(t_contracts, 2),
             "induction_seconds": round(time.perf_counter() - t_engine, 2),
-            "seconds_per_1000_candidates": round(1000 * wall / max(1, len(candidates)), 3),
+            "seconds_per_1000_candidates": round(1000 * wall / max(1, len(stored)), 3),
             "contracts": summary.counts(),
             "engine": dict(engine.counters),
             "resumed": resumed,
@@ -379,7 +381,7 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         server_configs = getattr(bench, "server_configs", None)
         if callable(server_configs):
             meta["mcp_servers"] = server_configs()
-        library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, with_sim, stats, meta)
+        library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)
         if out_path:
             library.save(out_path)
             if ckpt and ckpt.exists():

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Sequence
 
 from ..catalog import Catalog
 from ..contracts.model import Contract
 from ..contracts.offline import schema_type
-from ..library import Candidate
+from ..library import Candidate, CandidateColumns, candidate_columns
 
 # Which value types an input of a given type accepts. An integer is a valid number; the reverse is not true.
 _ACCEPTS: dict[str, frozenset[str]] = {
@@ -85,3 +85,24 @@ def index_by_provider(cands: Iterable[Candidate]) -> dict[tuple[str, str], list[
     for c in cands:
         idx[(c.provider, c.provider_field)].append(c)
     return dict(idx)
+
+
+def candidate_table(candidates: Sequence[Candidate], names: Sequence[str], similarity: Callable[[str, str], float]) -> CandidateColumns:
+    """The candidates as a library stores them: columns of tool, field and input indices (``names`` numbers the
+    tools) with each pair's field similarity rounded as the library file keeps it.
+
+    Why: a large catalog has millions of candidates (AppWorld: 2.1 M), and as :class:`Candidate` objects they took
+    about half a gigabyte for the whole build, and as much again when the library was assembled with their
+    similarities. A build turns them into this table as soon as the engine has indexed them and drops the
+    objects; the library file is the same. Each distinct (field, input) pair's similarity is computed once.
+    """
+    cols = candidate_columns(candidates, {n: i for i, n in enumerate(names)})
+    sims: dict[tuple[int, int], float] = {}
+    column: list[float | None] = []
+    for f, i in zip(cols["field"], cols["input"]):
+        sim = sims.get((f, i))
+        if sim is None:
+            sim = sims[(f, i)] = round(similarity(cols["fields"][f], cols["inputs"][i]), 5)
+        column.append(sim)
+    cols["similarity"] = column
+    return CandidateColumns(names, cols)

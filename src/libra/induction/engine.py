@@ -38,13 +38,12 @@ from __future__ import annotations
 
 import copy
 import gzip
-import heapq
+import hashlib
 import json
 import pickle
 import re
 import random
 import zlib
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -64,9 +63,13 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
+from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
 CHECKPOINT_VERSION = 24  # bump whenever the exploration changes: an old checkpoint must not be resumed
+# The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
+# library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
+CHECKPOINT_FORMAT = 2
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -119,19 +122,6 @@ class PoolValue:
     for_group: str = ""  # the tool group its list element names (a password listed for one app's account)
     record: str = ""  # the record it was read from (see :func:`record_of`): its fields are its siblings
     in_text: bool = False  # read from inside a text reply (an export's ``from_text``), not a field of its own
-
-
-@dataclass
-class Item:
-    node: int
-    tool: str
-    template: int
-    fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller
-    state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``step``)
-    number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
-    # "" (the value is the argument), "folder" (it is the folder the template's relative path literal is placed
-    # in: ``placed_path``) or "leaf" (it replaces the reference inside the template's structured literal)
-    placement: str = ""
 
 
 @dataclass
@@ -463,14 +453,23 @@ class Engine:
         self.similarity = similarity
         # candidate index: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
         self.by_provider: dict[tuple[str, str], list[tuple[str, str]]] = {}
-        self.by_consumer: dict[tuple[str, str], set[tuple[str, str]]] = {}
+        self.by_consumer: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
         runnable = {t.name for t in catalog if t.executable and t.name in contracts}
         self.groups = {t.group.lower() for t in catalog if t.group}
+        # One tuple per distinct (tool, name) pair, shared by every entry naming it: the index holds millions of
+        # entries (AppWorld: 2.1 M candidates) over a few thousand pairs, so a tuple per entry was most of its size.
+        pairs: dict[tuple[str, str], tuple[str, str]] = {}
+        providers: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
         for c in candidates:
             if c.provider not in runnable or c.consumer not in runnable:
                 continue  # compositions with a tool the runtime cannot execute are counted, never tested
-            self.by_provider.setdefault((c.provider, c.provider_field), []).append((c.consumer, c.consumer_input))
-            self.by_consumer.setdefault((c.consumer, c.consumer_input), set()).add((c.provider, c.provider_field))
+            provider = pairs.setdefault((c.provider, c.provider_field), (c.provider, c.provider_field))
+            consumer = pairs.setdefault((c.consumer, c.consumer_input), (c.consumer, c.consumer_input))
+            self.by_provider.setdefault(provider, []).append(consumer)
+            providers.setdefault(consumer, {})[provider] = None
+        # (a tuple per consumer input: it is only iterated, and its order never matters, see _ranked_keys)
+        self.by_consumer = {k: tuple(v) for k, v in providers.items()}
+        del providers
         self._validators: list[jsonschema.Draft202012Validator] = []  # see _validator_id
         self._schema_by_text: dict[str, int] = {}
         self._schema_ids: dict[tuple[str, str], int] = {}
@@ -499,12 +498,16 @@ class Engine:
         # field similarity of the offered export and the input): a consumer's budget of bound calls is spent on
         # ``song_id -> song_id`` before ``review_id -> song_id``, whatever order the values were discovered in.
         # Only the order changes, never what a test concludes.
-        self.queue: list[tuple[float, int, Item]] = []  # heaps of (-similarity, sequence, item)
-        self.far: list[tuple[float, int, Item]] = []
-        self.probes: deque[Item] = deque()
-        self.near_probes: deque[Item] = deque()  # probes of a state their own group's change created: see _pop
+        # (Items are held packed, see :mod:`.worklist`: a large build queues millions it never runs.)
+        codec = ItemCodec()
+        self.queue = PackedHeap(codec)  # heaps by (-similarity, sequence)
+        self.far = PackedHeap(codec)
+        self.probes = PackedQueue(codec)
+        self.near_probes = PackedQueue(codec)  # probes of a state their own group's change created: see _pop
         self.enqueued = 0
-        self.seen_items: set[tuple[str, ...]] = set()
+        # Work items already run, by a 128-bit digest of (state, tool, arguments, credit): a large build runs hundreds
+        # of thousands, and their keys in full (the arguments' JSON) were tens of megabytes.
+        self.seen_items: set[bytes] = set()
         # Every invocation's record and resulting state, on disk (:mod:`.memo`): states the engine holds (nodes,
         # results) are light, their payloads are fetched by content key for the calls of a wave. ``memo_path``
         # None keeps the store in a temporary directory; a build passes the path next to its checkpoint.
@@ -839,7 +842,7 @@ class Engine:
                 sim = self.similarity(name, param)
                 return max(sim, 1.0) if f" {humanize(name)} " in desc else sim
 
-            for prov, export in self.by_consumer.get(cache_key, set()):
+            for prov, export in self.by_consumer.get(cache_key, ()):
                 sim = fit(export)
                 if prov != consumer and sim >= self.config.fill_alignment:
                     keys.append((sim, (prov, export)))
@@ -1031,7 +1034,7 @@ class Engine:
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
         sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
         self.enqueued += 1
-        heapq.heappush(self.queue if near and not (item.number_offer or item.placement) else self.far, (-round(float(sim), 6), self.enqueued, item))
+        (self.queue if near and not (item.number_offer or item.placement) else self.far).push(-round(float(sim), 6), self.enqueued, item)
 
     def _offer_name(self, consumer: str, param: str, placement: str) -> str:
         """The name an offered value's own name is matched against to order the offers: the input's name, or for a
@@ -1060,14 +1063,14 @@ class Engine:
         # offers across groups: the values only that state lists are the ones its group's consumers can use, and
         # cross-group offers, which seldom succeed, would otherwise spend those consumers' budgets before the
         # state is ever read. Probes of states another group created still wait for every offer.
-        if self.probes and self.probes[0].node == 0:
+        if self.probes and self.probes.peek().node == 0:
             return self.probes.popleft()
         if self.queue:
-            return heapq.heappop(self.queue)[2]
+            return self.queue.pop()
         if self.near_probes:
             return self.near_probes.popleft()
         if self.far:
-            return heapq.heappop(self.far)[2]
+            return self.far.pop()
         if self.probes:
             return self.probes.popleft()
         raise IndexError("empty worklist")
@@ -1133,7 +1136,7 @@ class Engine:
             # The same call credited to different providers is a different test (its outcome is memoised, so
             # only the credit is new); the same call with the same credit is a repeat.
             credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
-            key = call_key + (json.dumps(credit),)
+            key = hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
             if key in self.seen_items:
                 continue
             self.seen_items.add(key)
@@ -1594,7 +1597,7 @@ class Engine:
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
-        payload = {"version": CHECKPOINT_VERSION, "identity": identity, "elapsed": elapsed, "memo_rows": self.memo.sync()}
+        payload = {"version": CHECKPOINT_VERSION, "format": CHECKPOINT_FORMAT, "identity": identity, "elapsed": elapsed, "memo_rows": self.memo.sync()}
         payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
         # Streamed through fast gzip: a large build's pool of records and sandbox states compresses several-fold,
         # and is never held in memory twice. (The memo's states, most of it, are in the store, not here.)
@@ -1608,7 +1611,7 @@ class Engine:
                 payload = pickle.load(fh)
         except (OSError, EOFError, zlib.error, pickle.UnpicklingError, AttributeError, ImportError):
             return False  # unreadable, truncated or from an older format: start afresh
-        if payload.get("version") != CHECKPOINT_VERSION or payload.get("identity") != identity:
+        if payload.get("version") != CHECKPOINT_VERSION or payload.get("format") != CHECKPOINT_FORMAT or payload.get("identity") != identity:
             return False
         if any(k not in payload for k in self._CHECKPOINTED) or not self.memo.truncate(int(payload.get("memo_rows", -1))):
             return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)

@@ -1,0 +1,146 @@
+"""The engine's worklist, packed: work items as single integers instead of objects.
+
+Why: a large build queues millions of work items it never runs (AppWorld: 3.2 M at the end of a 400k-call build).
+As a heap of ``(-similarity, sequence, Item)`` tuples each entry costs about 430 bytes (the tuple, a float, an
+int, the item object, its attribute dict and its binding tuples), so the worklist alone was most of the build's
+memory. Here an item is one integer: its tool, input and placement names are interned, and its node, template,
+value id and flags are bit fields. A heap entry puts the priority and the sequence number above those fields, so
+integers compare exactly as the tuples did (priority, then sequence: the sequence is unique, so the item's own
+bits never decide) and the pop order, hence the exploration, is unchanged; an entry takes about 70 bytes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import struct
+from collections import deque
+from dataclasses import dataclass
+
+__all__ = ["Item", "ItemCodec", "PackedHeap", "PackedQueue"]
+
+
+@dataclass
+class Item:
+    """A work item: a template of ``tool`` to run in state ``node``, with the inputs the caller bound."""
+
+    node: int
+    tool: str
+    template: int
+    fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller: at most one
+    state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``Engine.step``)
+    number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
+    # "" (the value is the argument), "folder" (it is the folder the template's relative path literal is placed
+    # in: ``placed_path``) or "leaf" (it replaces the reference inside the template's structured literal)
+    placement: str = ""
+
+
+# Bit fields of a packed item, lowest first: (name, width). Widths bound what one build can hold (2^40 nodes or
+# pool values, 2^24 distinct names or templates per tool); packing refuses anything larger rather than wrap.
+_FIELDS = (("vid", 40), ("param", 24), ("node", 40), ("tool", 24), ("template", 24), ("placement", 24), ("flags", 3))
+_SHIFT: dict[str, int] = {}
+_WIDTH: dict[str, int] = {}
+_at = 0
+for _name, _width in _FIELDS:
+    _SHIFT[_name], _WIDTH[_name] = _at, _width
+    _at += _width
+ITEM_BITS = _at
+_ITEM_MASK = (1 << ITEM_BITS) - 1
+_SEQ_BITS = 64
+_HAS_FIXED, _STATE_TEST, _NUMBER_OFFER = 1, 2, 4
+
+
+def order_key(priority: float) -> int:
+    """A float as an unsigned 64-bit integer with the same order (IEEE 754 bits, sign folded).
+
+    ``-0.0`` is taken as ``0.0`` (they compare equal as floats, so the sequence must decide between them), and NaN,
+    which has no order, is refused.
+    """
+    x = float(priority) + 0.0
+    if math.isnan(x):
+        raise ValueError("a work item's priority must be a number, not NaN")
+    (bits,) = struct.unpack(">Q", struct.pack(">d", x))
+    return bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | (1 << 63)
+
+
+class ItemCodec:
+    """Packs items into integers and back; the names it interned travel with it (in a checkpoint too)."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = [""]
+        self.ids: dict[str, int] = {"": 0}
+
+    def _id(self, name: str) -> int:
+        i = self.ids.get(name)
+        if i is None:
+            i = self.ids[name] = len(self.names)
+            self.names.append(name)
+        return i
+
+    def pack(self, item: Item) -> int:
+        if len(item.fixed) > 1:
+            raise ValueError("a packed work item binds at most one input")
+        flags = (_HAS_FIXED if item.fixed else 0) | (_STATE_TEST if item.state_test else 0) | (_NUMBER_OFFER if item.number_offer else 0)
+        param, vid = item.fixed[0] if item.fixed else ("", 0)
+        values = {"vid": vid, "param": self._id(param), "node": item.node, "tool": self._id(item.tool), "template": item.template,
+                  "placement": self._id(item.placement), "flags": flags}
+        out = 0
+        for name, value in values.items():
+            if not 0 <= value < (1 << _WIDTH[name]):
+                raise ValueError(f"a work item's {name} ({value}) does not fit its {_WIDTH[name]}-bit field")
+            out |= value << _SHIFT[name]
+        return out
+
+    def unpack(self, packed: int) -> Item:
+        def get(name: str) -> int:
+            return (packed >> _SHIFT[name]) & ((1 << _WIDTH[name]) - 1)
+
+        flags = get("flags")
+        fixed = ((self.names[get("param")], get("vid")),) if flags & _HAS_FIXED else ()
+        return Item(get("node"), self.names[get("tool")], get("template"), fixed, bool(flags & _STATE_TEST), bool(flags & _NUMBER_OFFER), self.names[get("placement")])
+
+
+class PackedHeap:
+    """A min-heap of items by (priority, sequence): what ``heapq`` over ``(priority, seq, item)`` tuples pops."""
+
+    def __init__(self, codec: ItemCodec) -> None:
+        self.codec = codec
+        self.heap: list[int] = []
+
+    def push(self, priority: float, seq: int, item: Item) -> None:
+        if not 0 <= seq < (1 << _SEQ_BITS):
+            raise ValueError(f"a work item's sequence number ({seq}) does not fit {_SEQ_BITS} bits")
+        heapq.heappush(self.heap, (((order_key(priority) << _SEQ_BITS) | seq) << ITEM_BITS) | self.codec.pack(item))
+
+    def pop(self) -> Item:
+        return self.codec.unpack(heapq.heappop(self.heap) & _ITEM_MASK)
+
+    def __len__(self) -> int:
+        return len(self.heap)
+
+    def __bool__(self) -> bool:
+        return bool(self.heap)
+
+
+class PackedQueue:
+    """A first-in first-out queue of items."""
+
+    def __init__(self, codec: ItemCodec) -> None:
+        self.codec = codec
+        self.items: deque[int] = deque()
+
+    def append(self, item: Item) -> None:
+        self.items.append(self.codec.pack(item))
+
+    def popleft(self) -> Item:
+        return self.codec.unpack(self.items.popleft())
+
+    def peek(self) -> Item:
+        """The item :meth:`popleft` would return, left in place."""
+        return self.codec.unpack(self.items[0])
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
