@@ -60,10 +60,10 @@ def main() -> None:
     for name in sorted(p.stem for p in RESULTS.glob("build-cpu-*.json")):
         c = _load(name)
         assert c is not None
-        lines += [f"## Build CPU: {c['benchmark']} (`{c['command']}`)", "",
-                  f"{c['executed_calls']:,} executed calls in {c['process_wall_seconds']} s of wall time on {c['machine']['cpus']} CPUs: the caller (the engine) "
-                  f"used {c['caller_cpu_seconds']} s of CPU ({c['caller_cpu_ms_per_call']} ms per call), its {c['worker_processes']} workers (the tool calls) "
-                  f"{c['worker_cpu_seconds']} s ({c['worker_cpu_ms_per_call']} ms per call); the caller's peak resident memory {c['caller_max_rss_mb']} MB.", ""]
+        summary = (f"{c['executed_calls']:,} executed calls in {c['process_wall_seconds']} s of wall time on {c['machine']['cpus']} CPUs: the caller (the engine) "
+                   f"used {c['caller_cpu_seconds']} s of CPU ({c['caller_cpu_ms_per_call']} ms per call), its {c['worker_processes']} workers (the tool calls) "
+                   f"{c['worker_cpu_seconds']} s ({c['worker_cpu_ms_per_call']} ms per call); the caller's peak resident memory {c['caller_max_rss_mb']} MB.")
+        lines += [f"## Build CPU: {c['benchmark']} (`{c['command']}`)", "", summary, ""]
     for name in sorted(p.stem for p in RESULTS.glob("build-*.json") if not p.stem.startswith("build-cpu-")):
         b = _load(name)
         assert b is not None
