@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 import subprocess
 import sys
 import time
@@ -19,7 +18,7 @@ from libra.induction.peak import PeakMemory, descendants
 from libra.library import Library
 from libra.runtime.base import State, StatePart
 
-from .induction_toys import ClassesBenchmark, ShopBenchmark
+from .induction_toys import ClassesBenchmark, ShopBenchmark, kill_after_checkpoint
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -131,13 +130,7 @@ def test_killed_build_resumes_with_its_memo_store(tmp_path: Path) -> None:
     ckpt = tmp_path / "lib.json.ckpt"
     store = memo_path(ckpt)
     proc = subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT)
-    deadline = time.monotonic() + 120
-    while not ckpt.exists() and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    assert ckpt.exists(), "the build wrote no checkpoint before finishing"
-    time.sleep(0.3)
-    proc.send_signal(signal.SIGKILL)
-    proc.wait(timeout=30)
+    kill_after_checkpoint(proc, ckpt, wait_s=120)
     assert store.exists() and not out.exists()
     subprocess.run([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT, check=True, timeout=300)
     lib = Library.load(out)
