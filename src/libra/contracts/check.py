@@ -507,11 +507,13 @@ class _Checker:
         memory.tried.add(_signature(obs, check.arguments))
         if memory.runs >= REBINDS or memory.nodes == len(self.nodes):
             return []
+        # Bases looked at before offered every value they hold (or the retries ran out): only new ones can add.
+        bases = self._bases() if memory.nodes < 0 else self.nodes[memory.nodes:]
         memory.nodes = len(self.nodes)
         want = {p: binds0[p]["score"] for p in obs}
         literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
         ranked: list[tuple[tuple[float, int, int, int], int | None, dict[str, Any], dict[str, dict[str, Any]]]] = []
-        for node in self._bases():
+        for node in bases:
             scored = self._scored(tool, template, self._pool(node))
             if scored is None:
                 continue
