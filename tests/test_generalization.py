@@ -193,6 +193,41 @@ def test_weather_refuses_without_the_key():
     assert weather.find_station("oslo", "wk_live_8d1f0c3a9b7e4d52a6c1") == {"station": "ENGM"}
 
 
+def test_folders_list_folders_and_files_alike_and_edit_only_files(fresh):
+    folders = fresh("folders")
+    entries = folders.list_entries()
+    assert entries == [{"path": "notes", "kind": "folder"}, {"path": "notes/todo.txt", "kind": "file"}]
+    with pytest.raises(IsADirectoryError):
+        folders.read_file("notes")
+    with pytest.raises(IsADirectoryError):
+        folders.edit_file("notes", [{"old_text": "Water", "new_text": "Feed"}])
+    with pytest.raises(ValueError, match="Could not find exact match"):
+        folders.edit_file("notes/todo.txt", [{"old_text": "sample", "new_text": "x"}])
+    assert folders.edit_file("notes/todo.txt", [{"old_text": "Water", "new_text": "Feed"}]) == "Feed the plants."
+    folders.write_file("a.txt", "hello there")
+    assert folders.read_file("a.txt") == "hello there"
+
+
+def test_checking_retries_the_next_equally_named_value():
+    """The reader is bound first to the folder the listing put first; after that run fails, checking runs it
+    with the file the same listing returned under the same name, and keeps that run as the template's result."""
+    from libra.contracts.check import check_contracts
+
+    bench = gen.CatalogBenchmark(importlib.reload(gen.load("folders")))
+    catalog = bench.catalog()
+    runtime = bench.runtime()
+    try:
+        summary = check_contracts(catalog, runtime)
+    finally:
+        runtime.close()
+    read = next(t for t in summary.per_tool["folders.read_file"].templates if t.expected == "success")
+    assert read.observed == "success"
+    assert read.arguments == {"path": "notes/todo.txt"}
+    assert read.bindings["path"]["tool"] == "folders.list_entries"
+    # The edit's refusal of its invented text was seen on a file, and turned that leaf into a reference.
+    assert any(f.startswith("nested_reference:edits") for f in summary.contracts["folders.edit_file"].flags)
+
+
 def test_every_defect_is_exercised():
     assert sorted(gen.COVERAGE) == list(range(1, 18))
     for text in gen.COVERAGE.values():

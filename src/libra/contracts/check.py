@@ -200,6 +200,8 @@ def _name_score(name: str, refers_to: str, export: str, description: str) -> flo
 MIN_SCORE = 0.5
 #: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
 RETRY_STATES = 4
+#: How many other equally fitting bindings a failed template is re-run with (:meth:`_Checker._rebinds`).
+REBINDS = 2
 #: Pool values that are sandbox fixtures (facts the runtime's operator knows) carry this tool name and node.
 FIXTURE = "fixture"
 FIXTURE_NODE = -1
@@ -331,6 +333,21 @@ def empty_text_output(output: Any) -> bool:
     return isinstance(output, str) and (not output.strip() or is_empty_text(output))
 
 
+@dataclass
+class _Rebound:
+    """What :meth:`_Checker._rebinds` remembers of one template: the observation values run with, the retries
+    spent, and how many nodes existed at its last look (no new node, no new value to try)."""
+
+    tried: set[str] = field(default_factory=set)
+    runs: int = 0
+    nodes: int = -1
+
+
+def _signature(observations: list[str], args: dict[str, Any]) -> str:
+    """The values a call passed to a template's observations, as one comparable string."""
+    return json.dumps([args.get(p) for p in observations], sort_keys=True, default=str)
+
+
 class _Checker:
     def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
                  fixtures: dict[str, Any] | None = None, memo: MemoStore | None = None) -> None:
@@ -353,6 +370,8 @@ class _Checker:
         self.memo_hits = 0
         self.keys: dict[MemoKey, None] = {}  # every call's memo key, in order
         self.revised: set[str] = set()  # tools a revision changed
+        # Per (tool, template): the bindings run and the retries spent on other equally fitting values (_rebinds).
+        self.rebound: dict[tuple[str, str], _Rebound] = {}
         # Sandbox fixtures are in every pool, from the fresh state on (they hold in it by definition).
         self.fixtures = [PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())]
 
@@ -409,42 +428,146 @@ class _Checker:
         if run.template.expected == "success":
             self._set_values(node, self._node_values(self.contracts[run.tool], run, node.id))
 
+    def _pool(self, node: Node | None) -> list[PoolValue]:
+        """The values a call from ``node`` may bind (None: the fresh state, which holds only the fixtures)."""
+        return (self.fixtures + [self.values[v] for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
+
+    def _scored(self, tool: Tool, template: Template, pool: list[PoolValue]) -> dict[str, list[tuple[float, int, PoolValue, Any]]] | None:
+        """For each observation of ``template``, the pooled values that fit it as (score, -node, value, argument);
+        None when some observation has none."""
+        out: dict[str, list[tuple[float, int, PoolValue, Any]]] = {}
+        for p in template.observations:
+            arg = template.arguments[p]
+            ps = tool.param_schema(p)
+            scored = []
+            for pv in pool:
+                val = _coerce(ps, pv.value)
+                if val is None:
+                    continue
+                s = fixture_score(p, arg, ps, pv) if pv.tool == FIXTURE else match_score(p, arg, ps, pv)
+                if s >= MIN_SCORE:
+                    scored.append((s, -pv.node, pv, val))
+            if not scored:
+                return None
+            out[p] = scored
+        return out
+
+    @staticmethod
+    def _fill(literal_args: dict[str, Any], picks: dict[str, tuple[float, int, PoolValue, Any]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+        """Arguments and binding notes for one choice of pooled value per observation."""
+        args = dict(literal_args)
+        binds: dict[str, dict[str, Any]] = {}
+        for p, (s, _, pv, val) in picks.items():
+            args[p] = val
+            binds[p] = {"tool": pv.tool, "export": pv.export, "source": pv.source, "path": pv.path, "score": round(s, 3)}
+        return args, binds
+
+    def _bases(self) -> list[Node | None]:
+        """The states a template may run from: the fresh one when fixtures can fill it, then every node."""
+        return ([None] if self.fixtures else []) + list(self.nodes)
+
     def _bind(self, tool: Tool, template: Template) -> tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None:
         """The base node and concrete arguments for a template, or None when some observation has no value."""
         literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
-        obs = template.observations
-        if not obs:
+        if not template.observations:
             return None, literal_args, {}
         best: tuple[float, int, int] | None = None
         chosen: tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None = None
-        bases: list[Node | None] = ([None] if self.fixtures else []) + list(self.nodes)
-        for node in bases:
-            pool = (self.fixtures + [self.values[v] for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
-            args = dict(literal_args)
-            binds: dict[str, dict[str, Any]] = {}
-            total = 0.0
-            for p in obs:
-                arg = template.arguments[p]
-                ps = tool.param_schema(p)
-                scored = []
-                for pv in pool:
-                    val = _coerce(ps, pv.value)
-                    if val is None:
-                        continue
-                    s = fixture_score(p, arg, ps, pv) if pv.tool == FIXTURE else match_score(p, arg, ps, pv)
-                    if s >= MIN_SCORE:
-                        scored.append((s, -pv.node, pv, val))
-                if not scored:
-                    break
-                s, _, pv, val = max(scored, key=lambda z: (z[0], z[1]))
-                args[p] = val
-                binds[p] = {"tool": pv.tool, "export": pv.export, "source": pv.source, "path": pv.path, "score": round(s, 3)}
-                total += s
-            else:
-                key = (total, -node.depth, -node.id) if node is not None else (total, 0, 1)
-                if best is None or key > best:
-                    best, chosen = key, (node.id if node is not None else None, args, binds)
+        for node in self._bases():
+            scored = self._scored(tool, template, self._pool(node))
+            if scored is None:
+                continue
+            picks = {p: max(sc, key=lambda z: (z[0], z[1])) for p, sc in scored.items()}
+            total = sum(z[0] for z in picks.values())
+            key = (total, -node.depth, -node.id) if node is not None else (total, 0, 1)
+            if best is None or key > best:
+                best, chosen = key, (node.id if node is not None else None, *self._fill(literal_args, picks))
         return chosen
+
+    def _rebinds(self, tool: Tool, template: Template, check: TemplateCheck) -> list[tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]]]:
+        """Other bindings for a success template whose bound run failed, best first: for each observation a
+        value that fits its name at least as well as the one the failed run took, differing from every binding
+        already run in at least one observation, at most :data:`REBINDS` over the template's life.
+
+        Why: binding picks, for each observation, the value whose name fits best, and observed values of one
+        name often denote different kinds of thing (a listing's ``path`` holds folders and files alike; an
+        ``id`` may be an order's or a draft's). The name cannot tell them apart, so a run that failed with one of
+        them says little about the others: the tool may want exactly the other kind (an editor that works only
+        on a file). A worse-named value is a worse guess, not an equal one, so it is not tried. Values that
+        appear in later passes (a file another tool wrote) count too, so the outcome does not hinge on which
+        tool happened to run first. Deterministic order: higher total fit, then bases as binding ranks them
+        (shallowest, then oldest), within a base the best values, then one input at a time varied over its
+        other values, oldest first.
+        """
+        obs = template.observations
+        binds0 = check.bindings or {}
+        if not obs or any("score" not in binds0.get(p, {}) for p in obs) or check.arguments is None:
+            return []
+        memory = self._rebound(tool, template)
+        memory.tried.add(_signature(obs, check.arguments))
+        if memory.runs >= REBINDS or memory.nodes == len(self.nodes):
+            return []
+        # Bases looked at before offered every value they hold (or the retries ran out): only new ones can add.
+        bases = self._bases() if memory.nodes < 0 else self.nodes[memory.nodes:]
+        memory.nodes = len(self.nodes)
+        want = {p: binds0[p]["score"] for p in obs}
+        literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
+        ranked: list[tuple[tuple[float, int, int, int], int | None, dict[str, Any], dict[str, dict[str, Any]]]] = []
+        for node in bases:
+            scored = self._scored(tool, template, self._pool(node))
+            if scored is None:
+                continue
+            fit = {p: sorted((z for z in sc if round(z[0], 3) >= want[p]), key=lambda z: (-z[0], -z[1], z[2].id)) for p, sc in scored.items()}
+            if not all(fit.values()):
+                continue
+            first = {p: f[0] for p, f in fit.items()}
+            choices = [first] + [{**first, p: z} for p in obs for z in fit[p][1:]]
+            where = (0, 0) if node is None else (node.depth, node.id)
+            for i, picks in enumerate(choices):
+                total = round(sum(z[0] for z in picks.values()), 3)
+                ranked.append(((-total, *where, i), node.id if node is not None else None, *self._fill(literal_args, picks)))
+        out = []
+        for _key, parent, args, binds in sorted(ranked, key=lambda r: r[0]):
+            sig = _signature(obs, args)
+            if sig in memory.tried:
+                continue
+            memory.tried.add(sig)
+            out.append((parent, args, binds))
+            if memory.runs + len(out) >= REBINDS:
+                break
+        return out
+
+    def _rebound(self, tool: Tool, template: Template) -> _Rebound:
+        """The rebinding memory of one template (a template a revision rewrote starts afresh)."""
+        key = (tool.name, json.dumps(template.to_dict(), sort_keys=True, default=str))
+        return self.rebound.setdefault(key, _Rebound())
+
+    def _retry_rebound(self, tool: Tool, template: Template, check: TemplateCheck) -> int:
+        """Run a success template whose bound run failed with the next values that fit it as well
+        (:meth:`_rebinds`); the first success becomes its result, and every failure stays as feedback for revision
+        (a refusal of the right kind of value says what else is wrong: an edit's text that is not in the file).
+        Returns how many calls it made."""
+        if template.expected != "success" or check.observed != "failure":
+            return 0
+        ran = 0
+        for parent, args, binds in self._rebinds(tool, template, check):
+            self._rebound(tool, template).runs += 1
+            ran += 1
+            if self._adopt(tool, template, check, parent, args, binds):
+                break
+        return ran
+
+    def retry_rebound(self, tool_checks: dict[str, ToolCheck]) -> int:
+        """:meth:`_retry_rebound` for every failed success template, with the values later calls produced."""
+        ran = 0
+        for tool in self.catalog:
+            tc = tool_checks.get(tool.name)
+            if tc is None or not tc.valid or not tool.executable:
+                continue
+            for template, check in zip(self.contracts[tool.name].templates, tc.templates):
+                if template.observations:
+                    ran += self._retry_rebound(tool, template, check)
+        return ran
 
     # -- execution -----------------------------------------------------------------------------------------
     def _invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], State]:
@@ -495,6 +618,7 @@ class _Checker:
                 self._execute(tool, template, check, *bound)
                 if template.expected == "success" and check.observed != "success":
                     self._retry_with_fixtures(tool, template, check, bound[0], bound[1], bound[2])
+                    self._retry_rebound(tool, template, check)
                 if template.expected == "success" and check.observed != "success" and bound[0] is None:
                     self._retry_repaired(tool, template, check, bound[1], bound[2])
                 ran += 1
@@ -755,6 +879,7 @@ class _Checker:
             bound = self._bind(tool, template)
             if bound is not None:
                 self._execute(tool, template, check, *bound)
+                self._retry_rebound(tool, template, check)
 
 
 def check_contracts(
@@ -823,6 +948,7 @@ def _check_passes(catalog: Catalog, checker: _Checker, tool_checks: dict[str, To
     for _ in range(max(1, passes)):
         ran = checker.run_pending(tool_checks)
         ran += checker.retry_elsewhere(tool_checks)
+        ran += checker.retry_rebound(tool_checks)
         for tool in catalog:
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):
@@ -836,7 +962,7 @@ def _check_passes(catalog: Catalog, checker: _Checker, tool_checks: dict[str, To
             if tc.valid and checker.revise(tool, tc):
                 revised.add(tool.name)
     # A revision may have added exports that now bind other tools' observations: give them one more chance.
-    if revised and checker.run_pending(tool_checks) + checker.retry_elsewhere(tool_checks):
+    if revised and checker.run_pending(tool_checks) + checker.retry_elsewhere(tool_checks) + checker.retry_rebound(tool_checks):
         for tool in catalog:
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):

@@ -66,7 +66,7 @@ from .nodes import Node, child, lineage
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 25  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 26  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
