@@ -349,6 +349,8 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk
             "peak_rss_mb": peak.to_dict(),
             "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
+            # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.lru)
+            "parts_shipped": dict(getattr(runtime, "shipped", None) or {}),
             "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]

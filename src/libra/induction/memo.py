@@ -40,7 +40,7 @@ import weakref
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..runtime.base import State, StatePart
 from ..runtime.lru import PartStore
@@ -97,30 +97,6 @@ def _is_split(payload: Any) -> bool:
     return isinstance(payload, tuple) and bool(payload) and all(isinstance(p, StatePart) for p in payload)
 
 
-def _size(data: Any) -> int:
-    return len(data) if isinstance(data, (bytes, bytearray, str)) else 1024
-
-
-class _ByteLRU(PartStore):
-    """A :class:`PartStore` bounded by the bytes it holds as well as by its count (``size`` measures an entry)."""
-
-    def __init__(self, capacity: int, max_bytes: int, size: Callable[[Any], int] = _size) -> None:
-        super().__init__(capacity)
-        self.max_bytes = max_bytes
-        self.size = size
-        self.bytes = 0
-
-    def put(self, key: Any, data: Any) -> None:
-        old = self.items.pop(key, None)
-        if old is not None:
-            self.bytes -= self.size(old)
-        self.items[key] = data
-        self.bytes += self.size(data)
-        while len(self.items) > 1 and (len(self.items) > self.capacity or self.bytes > self.max_bytes):
-            _, gone = self.items.popitem(last=False)
-            self.bytes -= self.size(gone)
-
-
 class MemoStore:
     """A mapping memo key -> (record, light state) backed by SQLite; see the module docstring.
 
@@ -141,9 +117,9 @@ class MemoStore:
         for stmt in _SCHEMA:
             self.db.execute(stmt)
         # digest -> (record, state fingerprint, its pickled size): records can be large (a diff of a big value)
-        self.records = _ByteLRU(record_cache, record_cache_bytes, size=lambda entry: entry[2])
+        self.records = PartStore(record_cache, record_cache_bytes, size=lambda entry: entry[2])
         self.layouts = PartStore(STATE_CACHE)  # fingerprint -> (split, parts)
-        self.parts = _ByteLRU(PART_CACHE, part_cache_bytes)  # part key -> data
+        self.parts = PartStore(PART_CACHE, part_cache_bytes)  # part key -> data
         # fingerprint -> full state, for the few states a wave runs from; their parts are (mostly) the cached ones
         self.full_states = PartStore(FULL_STATE_CACHE)
         # content keys this process stored (the tables hold them too): a state the engine sees again, or a part
@@ -218,7 +194,7 @@ class MemoStore:
         except BaseException:
             self.db.execute("ROLLBACK")
             self._rows = self._count()
-            self.records.items.clear()
+            self.records.clear()
             raise
         return out
 
@@ -320,7 +296,7 @@ class MemoStore:
         if self._count() < rows:
             return False
         self.db.execute("DELETE FROM memo WHERE seq > ?", (rows,))
-        self.records.items.clear()
+        self.records.clear()
         self._rows = self._count()
         return self._rows == rows
 
@@ -331,8 +307,7 @@ class MemoStore:
             self.db.execute(f"DELETE FROM {table}")
         self.db.execute("COMMIT")
         for cache in (self.records, self.layouts, self.parts, self.full_states):
-            cache.items.clear()
-        self.parts.bytes = 0
+            cache.clear()
         self._known_states.clear()
         self._known_parts.clear()
         self._rows = 0
@@ -361,8 +336,7 @@ class MemoStore:
             self.db.execute("ROLLBACK")
             raise
         finally:
-            self.records.items.clear()
-            self.records.bytes = 0
+            self.records.clear()
         self._rows = self._count()
         return self._rows
 

@@ -42,9 +42,17 @@ from typing import Any
 from ..catalog import Catalog
 from . import sandbox
 from .base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError
+from .lru import DEFAULT_CACHE_BYTES, part_size
 from .worker import Items, RuntimeFactory, WorkerServer, _Store, is_split
 
 Call = tuple[State, str, Mapping[str, Any]]
+
+
+def _keys(state: State) -> frozenset[str]:
+    """The content keys of ``state``'s parts (its fingerprint when it is one opaque payload)."""
+    if is_split(state.payload):
+        return frozenset(p.key for p in state.payload)
+    return frozenset((state.fingerprint,))
 
 
 def _signal_name(exitcode: int | None) -> str:
@@ -172,7 +180,9 @@ class Executor:
     """The Runtime protocol over ``n_workers`` workers of ``transport``.
 
     ``timeout_s`` bounds each call (a worker that overruns is killed and its call becomes an ``error`` record);
-    ``cache_size`` is the number of state parts the caller assumes each worker keeps; ``catalog``, when None, comes
+    ``cache_size`` is the number of state parts the caller assumes each worker keeps and ``cache_bytes`` (None: no
+    bound) the bytes of them (see :data:`DEFAULT_CACHE_BYTES`): the transport's workers must be started with the
+    same two bounds, as the caller predicts their evictions; ``catalog``, when None, comes
     from the workers' ready message or is asked from a worker. ``trusted`` is False: nothing the tools do reaches
     the caller.
     """
@@ -186,6 +196,7 @@ class Executor:
         timeout_s: float = 5.0,
         *,
         cache_size: int = 4096,
+        cache_bytes: int | None = DEFAULT_CACHE_BYTES,
         start_timeout_s: float = 120.0,
         catalog: Catalog | None = None,
     ) -> None:
@@ -196,8 +207,11 @@ class Executor:
         self.transport = transport
         self.timeout_s = float(timeout_s)
         self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
+        #: how states travelled to the workers: parts sent with their data, those bytes, and "miss" answers
+        self.shipped = {"parts": 0, "bytes": 0, "misses": 0}
         #: the ready message of the worker started last
         self.worker_info: dict[str, Any] = {}
         self.catalog: Catalog = catalog  # type: ignore[assignment]  # set below when None
@@ -231,7 +245,7 @@ class Executor:
     def _ready(self, channel: Channel) -> _Slot:
         channel.info = self.transport.ready(channel, self.start_timeout_s)
         self.worker_info = channel.info
-        return _Slot(channel, _Store(self.cache_size))
+        return _Slot(channel, _Store(self.cache_size, self.cache_bytes))
 
     def _replace(self, index: int) -> None:
         self._slots[index].channel.kill()
@@ -277,23 +291,30 @@ class Executor:
         return text
 
     # -- encoding ---------------------------------------------------------------------------------------
-    @staticmethod
-    def _encode(state: State, known: _Store, force: frozenset[str] = frozenset()) -> tuple[bool, Items]:
+    # The mirror (``known``) holds no data, only each part's weight; it stores every part of a state that crosses
+    # the pipe, in the order of the message's items, as the worker does (see libra.runtime.worker).
+    def _encode(self, state: State, known: _Store, force: frozenset[str] = frozenset()) -> tuple[bool, Items]:
         payload = state.payload
+        sent = self.shipped
         if is_split(payload):
             items = []
             for p in payload:
-                if p.key not in force and known.touch(p.key):
-                    items.append((p.name, p.key, None))
-                else:
-                    known.put(p.key, True)
-                    items.append((p.name, p.key, p.data))
+                held = p.key in known.items and p.key not in force
+                size = part_size(p.data)
+                known.put(p.key, None, size)
+                if not held:
+                    sent["parts"] += 1
+                    sent["bytes"] += size
+                items.append((p.name, p.key, None if held else p.data))
             return True, tuple(items)
         fp = state.fingerprint
-        if fp not in force and known.touch(fp):
-            return False, (("", fp, None),)
-        known.put(fp, True)
-        return False, (("", fp, payload),)
+        held = fp in known.items and fp not in force
+        size = part_size(payload)
+        known.put(fp, None, size)
+        if not held:
+            sent["parts"] += 1
+            sent["bytes"] += size
+        return False, (("", fp, None if held else payload),)
 
     @staticmethod
     def _decode(wire: tuple[str, bool, Items], known: _Store, sent: State | None) -> State:
@@ -305,14 +326,17 @@ class Executor:
             else:
                 have = {sent.fingerprint: sent.payload}
         for _, key, data in items:
-            if data is not None:
-                known.put(key, True)
-            else:
-                known.touch(key)
+            known.put(key, None, part_size(data if data is not None else have[key]))
         if split:
             return State(fp, tuple(StatePart(n, k, d if d is not None else have[k]) for n, k, d in items))
         _, key, data = items[0]
         return State(fp, data if data is not None else have[key])
+
+    def held_parts(self) -> tuple[list[str], list[str]]:
+        """The keys of the parts worker 0 holds, least recently used first, as the caller's mirror predicts them
+        and as the worker reports them (for checks: the two must be equal)."""
+        predicted = list(self._slots[0].known.items)
+        return predicted, list(self._request(("held",), "listing its parts")[2])
 
     # -- one-off requests on worker 0 -----------------------------------------------------------------
     def _check_open(self) -> None:
@@ -435,8 +459,11 @@ class Executor:
                 if msg[1] != req_id:
                     continue  # a stale answer (cannot happen with one request in flight, kept for safety)
                 if msg[0] == "miss":
+                    # the worker lacks a part the mirror says it holds: send the state whole (the mirror has
+                    # already stored this state's parts, so naming only the missing ones could miss again)
                     slot.busy = None
-                    send(si, ci, frozenset(msg[2]))
+                    self.shipped["misses"] += 1
+                    send(si, ci, _keys(calls[ci][0]))
                     continue
                 busy.pop(channel)
                 slot.busy = None
@@ -470,14 +497,14 @@ class Executor:
 class _LocalChannel(Channel):
     """A worker that is an object in the caller's process: requests are answered as they are sent."""
 
-    def __init__(self, factory: RuntimeFactory, cache_size: int) -> None:
+    def __init__(self, factory: RuntimeFactory, cache_size: int, cache_bytes: int | None = None) -> None:
         self.info = {}
         self.pid = os.getpid()
         self.error: BaseException | None = None
         self.server: WorkerServer | None = None
         self.replies: deque[tuple[Any, ...]] = deque()
         try:
-            self.server = WorkerServer(factory(), cache_size)
+            self.server = WorkerServer(factory(), cache_size, cache_bytes=cache_bytes)
         except Exception as exc:  # noqa: BLE001 - reported by ready()
             self.error = exc
 
@@ -507,12 +534,13 @@ class InProcessTransport(Transport):
 
     noun = "in-process worker"
 
-    def __init__(self, factory: RuntimeFactory, cache_size: int = 4096) -> None:
+    def __init__(self, factory: RuntimeFactory, cache_size: int = 4096, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
         self.factory = factory
         self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
 
     def start(self) -> Channel:
-        return _LocalChannel(self.factory, self.cache_size)
+        return _LocalChannel(self.factory, self.cache_size, self.cache_bytes)
 
     def ready(self, channel: Channel, timeout_s: float) -> dict[str, Any]:
         from .python import error_text

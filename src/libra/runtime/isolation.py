@@ -35,6 +35,7 @@ from ..catalog import Catalog
 from . import sandbox
 from .base import InvocationRecord, State, ToolRuntimeError
 from .guard import DEFAULT_MAX_RECORD_BYTES
+from .lru import DEFAULT_CACHE_BYTES
 from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
 from .sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from .worker import RuntimeFactory, _Store
@@ -103,7 +104,7 @@ class ProcessTransport(Transport):
 
     remotable = True  # plain settings and a picklable factory: its workers can be started anywhere
 
-    def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
+    def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
         try:
             self._ctx = mp.get_context(context)
         except ValueError:
@@ -120,13 +121,14 @@ class ProcessTransport(Transport):
         self.memory_mb = memory_mb
         self.allow_network = allow_network
         self.cache_size = cache_size
+        self.cache_bytes = cache_bytes
         self.max_record_bytes = max_record_bytes
 
     def start(self) -> Channel:
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes),
+            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes, self.cache_bytes),
             daemon=True,
             name="libra-tool-worker",
         )
@@ -162,7 +164,8 @@ class WorkerPool(Executor):
     """A pool of isolated worker processes executing calls of the runtime built by ``runtime_factory``.
 
     ``timeout_s`` bounds each call; ``memory_mb`` is the address space a worker may add after start-up;
-    ``cache_size`` is the number of state parts each worker keeps. ``context`` is a multiprocessing start method
+    ``cache_size`` is the number of state parts each worker keeps and ``cache_bytes`` (None: no bound) the bytes of
+    them (:data:`~libra.runtime.lru.DEFAULT_CACHE_BYTES`; a part evicted is sent again when needed). ``context`` is a multiprocessing start method
     (``forkserver``, ``spawn`` or ``fork``). ``allow_network`` leaves the workers on the network.
     ``max_record_bytes`` caps a record's JSON size in the worker (a larger one becomes an ``error`` record; see
     :mod:`libra.runtime.guard`).
@@ -177,6 +180,7 @@ class WorkerPool(Executor):
         allow_network: bool = False,
         *,
         cache_size: int = 4096,
+        cache_bytes: int | None = DEFAULT_CACHE_BYTES,
         context: str = "forkserver",
         start_timeout_s: float = 120.0,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -185,12 +189,12 @@ class WorkerPool(Executor):
         if max_record_bytes < 1:
             raise ToolRuntimeError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
         self.max_record_bytes = int(max_record_bytes)
-        transport = ProcessTransport(runtime_factory, memory_mb, allow_network, cache_size, context, self.max_record_bytes)
+        transport = ProcessTransport(runtime_factory, memory_mb, allow_network, cache_size, context, self.max_record_bytes, cache_bytes)
         self.runtime_factory = runtime_factory
         self.n_workers = n_workers
         self.memory_mb = memory_mb
         self.allow_network = allow_network
-        super().__init__(transport, n_workers, timeout_s, cache_size=cache_size, start_timeout_s=start_timeout_s)
+        super().__init__(transport, n_workers, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s)
         self.inner_trusted = bool(self.worker_info.get("trusted", False))
 
     def _closed_text(self) -> str:
@@ -237,6 +241,11 @@ class IsolatedRuntime:
     @property
     def pids(self) -> list[int]:
         return self.pool.pids
+
+    @property
+    def shipped(self) -> dict[str, int]:
+        """State parts sent to the workers with their data, their bytes, and "miss" answers."""
+        return self.pool.shipped
 
     def fresh(self) -> State:
         if self._fresh is None:

@@ -43,6 +43,7 @@ from .base import (
     parts_fingerprint,
 )
 from .guard import DEFAULT_MAX_RECORD_BYTES
+from .lru import DEFAULT_CACHE_BYTES
 from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
 
 __all__ = ["PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime"]
@@ -199,6 +200,7 @@ class InterpreterTransport(Transport):
     isolated: bool
     name: str
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
+    cache_bytes: int | None = DEFAULT_CACHE_BYTES
 
     times_calls = True
     split_states_only = True
@@ -228,7 +230,7 @@ class InterpreterTransport(Transport):
             raise ToolRuntimeError(f"cannot start {self.python!r} ({exc.strerror}): check the foreign environment") from None
         channel = _ServerChannel(proc, Path(log), self.name)
         try:
-            channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes))
+            channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes, self.cache_bytes))
         except OSError:
             pass  # it died at once: reported by ready()
         return channel
@@ -259,7 +261,8 @@ class RemoteRuntime(Executor):
     so it needs nothing but the foreign packages) or an importable ``module``, optionally ``:factory``.
     ``options`` is passed to the backend's factory. ``catalog`` is the tool catalog; when None it is asked from
     the backend (``catalog()``). ``n_servers`` defaults to the CPU count. ``isolated`` runs the interpreter with
-    ``-I`` (no user site, no ``PYTHON*`` variables: the foreign environment sees nothing of ours).
+    ``-I`` (no user site, no ``PYTHON*`` variables: the foreign environment sees nothing of ours). Each server keeps
+    ``cache_size`` state parts and at most ``cache_bytes`` of them (None: no bound in bytes).
     """
 
     def __init__(
@@ -274,6 +277,7 @@ class RemoteRuntime(Executor):
         memory_mb: float | None = 2048,
         allow_network: bool = False,
         cache_size: int = 512,
+        cache_bytes: int | None = DEFAULT_CACHE_BYTES,
         start_timeout_s: float = 180.0,
         env: Mapping[str, str] | None = None,
         cwd: str | os.PathLike[str] | None = None,
@@ -296,8 +300,8 @@ class RemoteRuntime(Executor):
         self.cwd = str(cwd) if cwd is not None else None
         self.isolated = isolated
         self.name = name
-        transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name, int(max_record_bytes))
-        super().__init__(transport, n, timeout_s, cache_size=cache_size, start_timeout_s=start_timeout_s, catalog=catalog)
+        transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name, int(max_record_bytes), cache_bytes)
+        super().__init__(transport, n, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, catalog=catalog)
 
     @property
     def server_info(self) -> dict[str, Any]:

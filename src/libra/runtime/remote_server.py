@@ -21,15 +21,19 @@ Wire format (both directions): frames of an 8-byte big-endian length followed by
 lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
 misbehaving tool cannot make the caller run code. Requests::
 
-    ("init", options, memory_mb, allow_network, cache_size[, max_record_bytes]) -> ("ready", info) | ("failed", text)
+    ("init", options, memory_mb, allow_network, cache_size[, max_record_bytes[, cache_bytes]])
+                                                            -> ("ready", info) | ("failed", text)
     ("catalog", id)                                         -> ("catalog", id, [tool dict...])
     ("fresh", id) / ("load", id, config)                    -> ("state", id, items)
     ("call", id, items, tool, args)                         -> ("done", id, record, items) | ("miss", id, [keys])
+    ("held", id)                                            -> ("held", id, [keys, least recently used first])
     ("close",)
 
 ``items`` are ``(name, key, data-or-None)``: ``None`` means "the receiver already holds this key". The server
-keeps a bounded LRU of parts; the client mirrors it and sends only keys for those, and the server answers "miss"
-when it evicted one. Isolation is set up here, in the child, by ``sandbox.py`` (next to this file, loaded by
+keeps a bounded LRU of parts (``lru.py``, loaded by path: ``cache_size`` parts and ``cache_bytes`` bytes of them);
+the client mirrors it and sends only keys for those, and the server answers "miss" when it does not hold one. The
+mirror stays exact because both sides store every part of a message, in its order, weighed the same way (see
+:mod:`libra.runtime.worker`). Isolation is set up here, in the child, by ``sandbox.py`` (next to this file, loaded by
 path): its own network namespace and the ``socket`` patch unless network is allowed, its own session with every
 process a call starts killed when the call ends, and the address space capped with ``RLIMIT_AS`` at its size
 after start-up + memory_mb. The ready message says which network isolation the OS granted.
@@ -150,6 +154,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
     """Answer requests until ``close`` or end of input; ``init`` is the init request, already read and applied."""
     _, options, memory_mb, _allow_network, cache_size = init[:5]
     max_record_bytes = init[5] if len(init) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
+    cache_bytes = init[6] if len(init) > 6 else None
     try:
         backend = FACTORY(dict(options or {}))
         # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
@@ -161,7 +166,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
         traceback.print_exc(file=sys.stderr)
         write_frame(out, ("failed", error_text(exc)))
         return
-    store = _Store(max(1, int(cache_size)))
+    store = _Store(max(1, int(cache_size)), None if cache_bytes is None else int(cache_bytes))
 
     while True:
         try:
@@ -175,17 +180,15 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
         try:
             if kind == "call":
                 _, _, items, tool, args = msg
-                missing = [key for _, key, data in items if data is None and key not in store.items]
+                given = {key: data for _, key, data in items if data is not None}
+                missing = [key for _, key, data in items if data is None and key not in given and key not in store.items]
                 if missing:
                     write_frame(out, ("miss", req_id, missing))
                     continue
-                parts = []
-                for name, key, data in items:
-                    if data is None:
-                        data = store.get(key)
-                    else:
-                        store.put(key, data)
-                    parts.append((name, key, data))
+                # every part is looked up before any is stored, so the bound cannot evict one still to be read
+                parts = [(name, key, data if data is not None else given[key] if key in given else store.items[key]) for name, key, data in items]
+                for _, key, data in parts:
+                    store.put(key, data)
                 try:
                     result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
                     record = {
@@ -214,6 +217,8 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
                 if loader is None:
                     raise RuntimeError("this backend has no load_state(config): it cannot start from a task's configuration")
                 write_frame(out, ("state", req_id, _wire(loader(msg[2]), store, set())))
+            elif kind == "held":
+                write_frame(out, ("held", req_id, list(store.items)))
             elif kind == "catalog":
                 lister = getattr(backend, "catalog", None)
                 if lister is None:

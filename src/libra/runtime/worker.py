@@ -10,10 +10,19 @@ Requests and replies (tuples; ``wire`` is ``(fingerprint, split, items)`` and ``
     ("call", id, fingerprint, split, items, tool, args) -> ("done", id, InvocationRecord, wire | None)
                                                           | ("miss", id, [keys]) | ("raise", id, text)
     ("load", id, config | None)                         -> ("state", id, wire) | ("raise", id, text)
+    ("held", id)                                        -> ("held", id, [keys, least recently used first])
     ("close",)
 
-A worker keeps a bounded LRU of parts; the caller mirrors it and sends only keys for those, and the worker
-answers "miss" when it evicted one. It answers with data only for parts the caller has not seen.
+A worker keeps a bounded LRU of parts (:class:`~libra.runtime.lru.PartStore`, bounded in entries and in bytes);
+the caller mirrors it and sends only keys for those, and the worker answers "miss" when it does not hold one. It
+answers with data only for parts the caller has not seen.
+
+Why the mirror stays exact: both sides apply the same operations to their LRU, in the same order, weighing each
+part the same way (:func:`~libra.runtime.lru.part_size`): every part of a state that crosses the pipe, in either
+direction, is stored (or refreshed) as most recently used, in the order of the message's items. The worker looks
+up the parts it is sent by key *before* storing any, so the bound evicting one of them while the message is
+stored costs nothing. "miss" stays as the safety net for anything that breaks the symmetry (a worker that ran
+out of memory half-way through a message, a foreign server of another version).
 """
 
 from __future__ import annotations
@@ -47,45 +56,43 @@ _Store = PartStore
 class WorkerServer:
     """Answers executor requests over ``runtime``; ``memory_mb`` (the worker's cap, if any) is named in errors."""
 
-    def __init__(self, runtime: Runtime, cache_size: int, memory_mb: float | None = None) -> None:
+    def __init__(self, runtime: Runtime, cache_size: int, memory_mb: float | None = None, cache_bytes: int | None = None) -> None:
         self.runtime = runtime
         self.memory_mb = memory_mb
-        self.store = _Store(cache_size)
+        self.store = _Store(cache_size, cache_bytes)
 
     def invoke(self, state: State, tool: str, args: Mapping[str, Any]) -> tuple[InvocationRecord, State]:
         """The one place a worker runs a tool (a per-call guard wraps this call)."""
         return self.runtime.invoke(state, tool, args)
 
     def _encode(self, state: State, known: set[str]) -> tuple[bool, Items]:
+        """``state`` on the wire, with data only for parts not in ``known``; every part is stored, in order (as
+        the caller's mirror does on reading it)."""
         payload = state.payload
         store = self.store
         if is_split(payload):
             items = []
             for p in payload:
-                if p.key in known:
-                    items.append((p.name, p.key, None))
-                else:
-                    store.put(p.key, p.data)
-                    items.append((p.name, p.key, p.data))
+                store.put(p.key, p.data)
+                items.append((p.name, p.key, None if p.key in known else p.data))
             return True, tuple(items)
-        if state.fingerprint in known:
-            return False, (("", state.fingerprint, None),)
         store.put(state.fingerprint, payload)
-        return False, (("", state.fingerprint, payload),)
+        return False, (("", state.fingerprint, None if state.fingerprint in known else payload),)
 
     def _call(self, msg: tuple[Any, ...]) -> tuple[Any, ...]:
         _, req_id, fp, split, items, tool, args = msg
         store = self.store
-        missing = [key for _, key, data in items if data is None and not store.touch(key)]
+        given = {key: data for _, key, data in items if data is not None}
+        missing = [key for _, key, data in items if data is None and key not in given and key not in store.items]
         if missing:
             return ("miss", req_id, missing)
-        for _, key, data in items:
-            if data is not None:
-                store.put(key, data)
+        datas = [data if data is not None else given[key] if key in given else store.items[key] for _, key, data in items]
+        for (_, key, _), data in zip(items, datas):
+            store.put(key, data)
         if split:
-            payload: Any = tuple(StatePart(n, k, d if d is not None else store.items[k]) for n, k, d in items)
+            payload: Any = tuple(StatePart(n, k, d) for (n, k, _), d in zip(items, datas))
         else:
-            payload = items[0][2] if items[0][2] is not None else store.items[items[0][1]]
+            payload = datas[0]
         state = State(fp, payload)
         try:
             record, new = self.invoke(state, tool, args)
@@ -118,6 +125,8 @@ class WorkerServer:
                 return self._call(msg)
             if kind == "load":
                 return self._load(msg)
+            if kind == "held":
+                return ("held", req_id, list(self.store.items))
             return ("raise", req_id, f"unknown worker request {kind!r}")
         except LibraError as exc:
             return ("raise", req_id, str(exc))
@@ -132,7 +141,7 @@ def _error_text(exc: BaseException) -> str:
     return error_text(exc)
 
 
-def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> None:
+def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, cache_bytes: int | None = None) -> None:
     """Body of an isolated worker process: enter the sandbox, build the runtime, answer requests until closed."""
     # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
     # ignores it instead of dying mid-call with a traceback of its own. First thing, before any import.
@@ -147,7 +156,7 @@ def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | No
     except BaseException as exc:  # noqa: BLE001 - report why the runtime cannot be built, then exit
         conn.send(("failed", _error_text(exc)))
         return
-    server = WorkerServer(runtime, cache_size, memory_mb)
+    server = WorkerServer(runtime, cache_size, memory_mb, cache_bytes)
     try:
         while True:
             try:
