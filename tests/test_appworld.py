@@ -214,3 +214,49 @@ def test_the_supervisor_has_a_music_library_and_a_payment_to_read(rt):
     assert rec.status == "success", rec.error
     received = [t for t in rec.output if t["receiver"]["email"] == SUPERVISOR["email"]]
     assert received and received[0]["amount"] > 0 and received[0]["sender"]["email"] != SUPERVISOR["email"], rec.output
+
+
+_INLINE_CHECK = r"""
+import importlib.util, json, sys, threading
+spec = importlib.util.spec_from_file_location("appworld_backend", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+b = m.AppWorldBackend({})
+fresh = b.fresh()
+pw = m._password("phone", "supervisor")
+
+def run():
+    out = []
+    login = b.invoke(fresh, "phone.login", {"username": m.SUPERVISOR["phone_number"], "password": pw})
+    token, logged = login["output"]["access_token"], login["parts"]
+    for parts, tool, args in [(logged, "phone.show_alarms", {"access_token": token}), (logged, "phone.show_alarms", {"access_token": "nope"}),
+                              (logged, "phone.create_alarm", {"access_token": token, "time": "09:00"}), (fresh, "supervisor.show_profile", {})]:
+        r = b.invoke(parts, tool, args)
+        out.append([r["status"], r["output"], r["error"], r["state_changes"], [k for _, k, _ in r["parts"]]])
+    return [login["output"], out]
+
+threads = threading.active_count()
+inline = run()
+inline_threads = threading.active_count()
+b.undo_inline()
+threaded = run()
+print(json.dumps({"same": inline == threaded, "threads": [threads, inline_threads, threading.active_count()]}))
+"""
+
+
+@needs_env
+def test_requests_run_inline_with_the_answers_of_the_threaded_client(tmp_path):
+    import json
+    import subprocess
+
+    from libra.benchmarks.appworld import SERVER_FILE, cache_folder
+
+    script = tmp_path / "check.py"
+    script.write_text(_INLINE_CHECK)
+    env = appworld_env.appworld_env_vars(appworld_root=cache_folder() / "root")
+    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["same"]
+    before, inline, threaded = got["threads"]
+    assert inline == before < threaded  # no thread started while inline; the client's own threads otherwise

@@ -155,3 +155,40 @@ def test_unsplit_payloads_are_cached_by_fingerprint() -> None:
         got = rt.invoke_many([(s, "counter.get", {}) for s in reversed(states)])
         assert [r.output for r, _ in got] == [4, 3, 2, 1, 0]
         assert [s for _, s in got] == list(reversed(states))
+
+
+def test_affinity_hands_a_worker_the_states_it_holds() -> None:
+    from libra.runtime.base import State
+    from libra.runtime.executor import _Affinity
+    from libra.runtime.lru import PartStore
+
+    a, b, c = State("n=0", 0), State("n=1", 1), State("n=2", 2)
+    calls = [(a, "counter.get", {}), (b, "counter.get", {}), (a, "counter.inc", {}), (c, "counter.get", {}), (b, "counter.inc", {})]
+    queue = _Affinity(calls)
+    holds_c = PartStore(8)
+    holds_c.put("n=2", True)
+    assert queue.take(None, PartStore(8)) == 0  # nothing held: the first call waiting
+    assert queue.take("n=0", PartStore(8)) == 2  # the state it ran last comes first
+    assert queue.take(None, holds_c) == 3  # then a state whose parts it holds
+    assert queue.take("n=2", holds_c) == 1  # then the first call waiting, in order
+    assert queue.take("n=1", PartStore(8)) == 4
+    assert not queue
+
+
+def test_a_mixed_batch_gives_the_results_of_calls_made_one_by_one() -> None:
+    from tests.toy_tools import PidCounterRuntime
+
+    with IsolatedRuntime(PidCounterRuntime, n_workers=2, cache_size=2) as rt:
+        states = [rt.fresh()]
+        for _ in range(3):
+            states.append(rt.invoke(states[-1], "counter.inc", {})[1])
+        calls = [(states[i % 4 if i % 3 else 3 - i % 4], tool, {}) for i in range(40) for tool in ("counter.get", "counter.inc", "counter.pid")]
+        got = rt.invoke_many(calls)
+        alone = PidCounterRuntime()
+        for (state, tool, args), (rec, new) in zip(calls, got):
+            want, want_state = alone.invoke(state, tool, args)
+            if tool == "counter.pid":
+                assert rec.output in rt.pids and new is state
+            else:
+                assert (rec.status, rec.output, rec.state_changes) == (want.status, want.output, want.state_changes)
+                assert new == want_state

@@ -101,3 +101,22 @@ class CounterRuntime:
 
     def close(self) -> None:
         pass
+
+
+class PidCounterRuntime(CounterRuntime):
+    """:class:`CounterRuntime` with ``counter.pid``, a read that answers the process id of the worker running it."""
+
+    def __init__(self) -> None:
+        from libra.catalog import Catalog, Tool
+
+        super().__init__()
+        self.catalog = Catalog([Tool("counter.inc"), Tool("counter.get"), Tool("counter.pid")], name="counter")
+
+    def invoke(self, state, tool, args):
+        import os
+
+        from libra.runtime.base import InvocationRecord
+
+        if tool == "counter.pid":
+            return InvocationRecord("success", os.getpid()), state
+        return super().invoke(state, tool, args)

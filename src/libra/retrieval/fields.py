@@ -7,6 +7,7 @@ field-best provider selection; similarities are stored with each relation so que
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Iterable, Sequence
 
@@ -17,8 +18,12 @@ from .embedders import Embedder, embed_cached
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def humanize(name: str) -> str:
-    """``$.user.accessToken`` -> ``user access token``; path punctuation and ``[*]`` are dropped."""
+    """``$.user.accessToken`` -> ``user access token``; path punctuation and ``[*]`` are dropped.
+
+    Cached (a pure function of a short name): a build asks it about the same few thousand field names millions of
+    times while ranking which values may fill an input."""
     name = re.sub(r"\[\*\]|\[\d+\]|\$", " ", name)
     name = _CAMEL.sub(" ", name)
     words = re.findall(r"[A-Za-z0-9]+", name)
