@@ -292,10 +292,11 @@ def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder 
 
 
 async def serve_stdio(server: Any) -> None:
-    from mcp.server.stdio import stdio_server
+    """Serve over stdin and stdout (see :mod:`libra.stdio_transport`: pipes are read and written on the event
+    loop, without the SDK's thread per line)."""
+    from .stdio_transport import serve_stdio as serve
 
-    async with stdio_server() as (read, write):
-        await server.run(read, write, server.create_initialization_options())
+    await serve(server)
 
 
 async def serve_http(server: Any, sock: Any, host: str) -> None:
