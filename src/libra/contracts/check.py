@@ -560,14 +560,19 @@ class _Checker:
     def retry_rebound(self, tool_checks: dict[str, ToolCheck]) -> int:
         """:meth:`_retry_rebound` for every failed success template, with the values later calls produced."""
         ran = 0
+        for tool, template, check in self._checked_templates(tool_checks):
+            if template.observations:
+                ran += self._retry_rebound(tool, template, check)
+        return ran
+
+    def _checked_templates(self, tool_checks: dict[str, ToolCheck]):
+        """(tool, template, check) of every executable tool whose contract passed validation, in catalog order:
+        the later passes over the checked templates all walk the same set in the same order."""
         for tool in self.catalog:
             tc = tool_checks.get(tool.name)
             if tc is None or not tc.valid or not tool.executable:
                 continue
-            for template, check in zip(self.contracts[tool.name].templates, tc.templates):
-                if template.observations:
-                    ran += self._retry_rebound(tool, template, check)
-        return ran
+            yield from ((tool, template, check) for template, check in zip(self.contracts[tool.name].templates, tc.templates))
 
     # -- execution -----------------------------------------------------------------------------------------
     def _invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], State]:
@@ -750,31 +755,27 @@ class _Checker:
         tool of the last state-changing call on that state's lineage as ``gated_by``.
         """
         ran = 0
-        for tool in self.catalog:
-            tc = tool_checks.get(tool.name)
-            if tc is None or not tc.valid or not tool.executable:
+        for tool, template, check in self._checked_templates(tool_checks):
+            if template.expected != "success" or template.observations or check.observed == "unbound":
                 continue
-            for template, check in zip(self.contracts[tool.name].templates, tc.templates):
-                if template.expected != "success" or template.observations or check.observed == "unbound":
+            run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
+            if run is None or check.observed == "success" and not empty_text_output(run.record.get("output")):
+                continue
+            tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
+            tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
+                      for r in self.contrast.get(tool.name, []) if r.template.name == template.name}
+            bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, self._creator(n)), n.depth, n.id))
+            for node in bases:
+                if len(tried) > limit or node.state.fingerprint in tried:
                     continue
-                run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
-                if run is None or check.observed == "success" and not empty_text_output(run.record.get("output")):
-                    continue
-                tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
-                tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
-                          for r in self.contrast.get(tool.name, []) if r.template.name == template.name}
-                bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, self._creator(n)), n.depth, n.id))
-                for node in bases:
-                    if len(tried) > limit or node.state.fingerprint in tried:
-                        continue
-                    tried.add(node.state.fingerprint)
-                    ran += 1
-                    if check.observed == "success":
-                        if self._reveal(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
-                            break
-                    elif self._adopt(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
-                        check.gated_by = self._last_change(node.id)
+                tried.add(node.state.fingerprint)
+                ran += 1
+                if check.observed == "success":
+                    if self._reveal(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
                         break
+                elif self._adopt(tool, template, check, node.id, dict(run.args), dict(check.bindings)):
+                    check.gated_by = self._last_change(node.id)
+                    break
         return ran
 
     def _classify(self, run: _Run) -> None:
