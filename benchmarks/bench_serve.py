@@ -6,9 +6,14 @@
 - ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
   until the first ``search_tools`` result is back (``first_result_seconds``: the library's index and the embedding
   model load in the background from the handshake on, and the first search waits for what is left);
+- ``embedding``: the embedding model alone on the same queries, in this process with no server running: the
+  word pieces each query is (``tokens_p50``/``tokens_p99``/``tokens_max``) and one model run per query (wall p50,
+  p99 in ms, and CPU ms per run across the model's threads). This is the floor under a new query's latency: a
+  run's cost grows with the query's length, so the longest queries set p99;
 - ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
-  to the server (so each is embedded), and the server's CPU time per call (``server_cpu_ms``: what a call costs
-  whatever else shares the machine); ``stdio_repeated``: the same queries asked again in the same session,
+  to the server (so each is embedded), the server's CPU time per call (``server_cpu_ms``: what a call costs
+  whatever else shares the machine) and this client's (``client_cpu_ms``: the official client's own share, which
+  includes checking each result against the tool's output schema); ``stdio_repeated``: the same queries asked again in the same session,
   answered from the server's cache of recent queries (:data:`libra.search.QUERY_CACHE_BYTES`);
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
   ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
@@ -120,10 +125,30 @@ def server_child() -> int:
 
 
 async def measured_calls(client, texts: list[str], pid: int) -> dict:
-    """:func:`_calls` as figures, with the server's CPU time per call."""
-    cpu0 = cpu_seconds(pid)
+    """:func:`_calls` as figures, with the server's and this client's CPU time per call."""
+    cpu0, own0 = cpu_seconds(pid), time.process_time()
     times, errors = await _calls(client, texts)
-    return {**_ms(times), "errors": errors, "server_cpu_ms": round((cpu_seconds(pid) - cpu0) / len(texts) * 1000, 2)}
+    per_call = 1000 / len(texts)
+    return {**_ms(times), "errors": errors, "server_cpu_ms": round((cpu_seconds(pid) - cpu0) * per_call, 2),
+            "client_cpu_ms": round((time.process_time() - own0) * per_call, 2)}
+
+
+def embedding_floor(texts: list[str]) -> dict:
+    """The default embedding model alone, one run per query as the server runs it (see the module docstring)."""
+    from libra.retrieval.embedders import get_embedder
+
+    embedder = get_embedder("minilm")
+    embedder.embed(texts[:3])  # the first runs allocate
+    tokens = sorted(embedder.token_counts(texts))
+    times, cpu0 = [], time.process_time()
+    for q in texts:
+        t = time.perf_counter()
+        embedder.embed([q])
+        times.append(time.perf_counter() - t)
+    cpu = (time.process_time() - cpu0) / len(texts) * 1000
+    figures = _ms(times)
+    return {"queries": len(texts), "tokens_p50": tokens[len(tokens) // 2], "tokens_p99": tokens[min(len(tokens) - 1, int(0.99 * len(tokens)))],
+            "tokens_max": tokens[-1], "p50_ms": figures["p50_ms"], "p99_ms": figures["p99_ms"], "cpu_ms": round(cpu, 2)}
 
 
 async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict, dict]:
@@ -223,6 +248,8 @@ def main() -> None:
     print(f"library {path}; {len(texts)} distinct queries; load average {load_before:.2f}", flush=True)
     opened = measure_open(path)
     print("open", opened, flush=True)
+    embedding = embedding_floor(texts[1:])
+    print("embedding", embedding, flush=True)
     startup, stdio, repeated = asyncio.run(stdio_run(path, texts))
     print("startup", startup, "\nstdio", stdio, "\nstdio_repeated", repeated, flush=True)
     proc, url = start_http(path)
@@ -238,7 +265,7 @@ def main() -> None:
     finally:
         stop(proc)
     loadavg = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
-    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'startup': startup, 'stdio': stdio, 'stdio_repeated': repeated, 'http': http, 'http_load': load, 'load_average': loadavg})}")
+    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'embedding': embedding, 'startup': startup, 'stdio': stdio, 'stdio_repeated': repeated, 'http': http, 'http_load': load, 'load_average': loadavg})}")
 
 
 if __name__ == "__main__":

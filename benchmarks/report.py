@@ -21,9 +21,15 @@ def _per_call(cpu_seconds: float | None, calls: int) -> str:
     return "–" if cpu_seconds is None or not calls else f"{cpu_seconds / calls * 1000:.1f}"
 
 
+def _embedding_row(e: dict) -> str:
+    """The serve table's row for the embedding model alone on the same queries (the floor under a new query)."""
+    return (f"| embedding model alone, in-process (queries of {e['tokens_p50']} word pieces at p50, {e['tokens_p99']} at p99) | "
+            f"{e['queries']} | {e['p50_ms']:.1f} | {e['p99_ms']:.1f} | – | {e['cpu_ms']:.1f} | – |")
+
+
 def _serve_row(label: str, row: dict) -> str:
-    """One one-client row of the serve table (server CPU per call only in results that measured it)."""
-    return f"| {label} | {row['calls']} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['errors']} | {_f(row.get('server_cpu_ms'))} |"
+    """One one-client row of the serve table (CPU per call only in results that measured it)."""
+    return f"| {label} | {row['calls']} | {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['errors']} | {_f(row.get('server_cpu_ms'))} | {_f(row.get('client_cpu_ms'))} |"
 
 
 def main() -> None:
@@ -165,12 +171,13 @@ def main() -> None:
                   (f"Search index open {srv['open_seconds']:.3f} s (a full library load: {srv['library_load_seconds']:.2f} s); "
                    f"stdio start to handshake {st['ready_seconds']:.2f} s, to the first result {st['first_result_seconds']:.2f} s"
                    + (f" (importing the MCP SDK's server alone: {srv['mcp_import_seconds']:.2f} s)." if "mcp_import_seconds" in srv else ".")), "",
-                  "| search_tools, k = 5 | calls | p50 ms | p99 ms | errors | server CPU ms per call |", "|---|---|---|---|---|---|",
+                  "| search_tools, k = 5 | calls | p50 ms | p99 ms | errors | server CPU ms per call | client CPU ms per call |", "|---|---|---|---|---|---|---|",
                   _serve_row("stdio, one client", srv["stdio"]),
                   _serve_row("HTTP, one client", srv["http"]),
                   *([_serve_row("stdio, the same queries again (query cache)", srv["stdio_repeated"])] if "stdio_repeated" in srv else []),
+                  *([_embedding_row(srv["embedding"])] if "embedding" in srv else []),
                   (f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} | "
-                   f"{_per_call(load.get('server_cpu_seconds'), load['served'])} |"), "",
+                   f"{_per_call(load.get('server_cpu_seconds'), load['served'])} | {_per_call(load.get('clients_cpu_seconds'), load['served'])} |"), "",
                   *([(f"Machine load average (1 min) {srv['load_average']['before']} before, {srv['load_average']['after']} after, on {srv['machine']['cpus']} CPUs "
                       "(the machine may be shared). Every query of the one-client rows is new to the server except the cache row; "
                       "every load-test query is unique."), ""] if "load_average" in srv else [])]

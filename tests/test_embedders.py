@@ -25,6 +25,25 @@ def test_minilm_batching_does_not_change_vectors():
     np.testing.assert_allclose(together, alone, atol=2e-3)
 
 
+def test_minilm_vectors_do_not_depend_on_the_thread_count():
+    # The model's threads split the work, never a sum: one thread or two give the same bits, so a server tuned
+    # for latency and an evaluation on another machine's core count rank tools identically.
+    from libra.retrieval.embedders import MiniLMEmbedder
+
+    texts = ["add a lamp to my cart", "a much longer sentence about files and folders " * 8, "pay the electricity bill"]
+    one, two = MiniLMEmbedder(threads=1), MiniLMEmbedder(threads=2)
+    for t in texts:
+        np.testing.assert_array_equal(one.embed([t]), two.embed([t]))
+    np.testing.assert_array_equal(one.embed(texts), two.embed(texts))
+
+
+def test_minilm_token_counts_include_special_tokens_and_truncation():
+    emb = get_embedder("minilm")
+    short, long_ = emb.token_counts(["hello world", "word " * 2000])
+    assert short == 4  # [CLS] hello world [SEP]
+    assert long_ == emb.max_tokens
+
+
 def test_minilm_runs_offline():
     code = (
         "import socket\n"

@@ -89,6 +89,12 @@ class MiniLMEmbedder:
         self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many word pieces the model reads for each text (special tokens included, after truncation). A
+        run's cost grows with it, about linearly at query lengths: it is what sets a search's latency, far more
+        than anything around the model."""
+        return [len(e.ids) for e in self._tok.encode_batch(list(texts))]
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         if not texts:
