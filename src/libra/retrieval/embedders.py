@@ -78,13 +78,18 @@ class MiniLMEmbedder:
         self._tok.no_padding()
         self._tok.enable_truncation(max_length=self.max_tokens)
         opts = ort.SessionOptions()
+        # Two threads: a run's cost grows with the text's length, so the longest queries are a server's slowest
+        # answers, and a second core shortens theirs when one is free; a short query gains little and pays a
+        # few wake-ups of the second thread. The threads split the work, never a sum: the same bits either way.
         opts.intra_op_num_threads = threads or min(2, os.cpu_count() or 1)
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
         # onnxruntime's worker threads busy-wait between runs by default. One query at a time (a search server,
         # an agent's retrieval) leaves them spinning between every run, which on a shared or small machine
         # about doubles the CPU per query and, competing with the process's own work, its latency too.
-        # Sleeping threads cost nothing when batches run back to back.
+        # Sleeping threads cost nothing when batches run back to back. Spinning only within a run
+        # (``session.force_spinning_stop``) still costs far more CPU than it saves in wake-ups, and when the
+        # cores are shared the spinning thread takes them from the work it waits for.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
         self.batch_size = batch_size
