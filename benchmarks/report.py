@@ -47,6 +47,11 @@ def main() -> None:
             lines += ["", f"Recovery breakdown (Table 3), {t3['occurrences']} gold occurrences outside the dense top-K:", "",
                       "| no edge | consumer not seeded | provider not selected | below cutoff | recovered |", "|---|---|---|---|---|",
                       "| " + " | ".join(f"{pct[k]:.1f}%" for k in ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cutoff", "recovered")) + " |"]
+            causes = t3.get("no_edge_causes") or {}
+            if causes:
+                lines += ["", "'No edge' occurrences by why the tool provides no relation (the library's `stats.health.no_relation`, see README):", "",
+                          "| " + " | ".join(c.replace("_", " ") for c in causes) + " |", "|" + "---|" * len(causes),
+                          "| " + " | ".join(str(v) for v in causes.values()) + " |"]
         if "table6" in r:
             space = r.get("score_space", "similarity")
             note = " LIBRA's rows above average the encoder's probabilities (README, Algorithm 2); 'similarity (paper)' is the paper's average." if space == "probability" else ""

@@ -455,8 +455,9 @@ class Broken:
 def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
     lib = _build(Broken)
     h = lib.stats["health"]
-    assert set(h) == {"tools", "tools_never_succeeded", "templates", "templates_matched", "inconclusive_tests", "top_rejections", "warning"}
+    assert set(h) == {"tools", "tools_never_succeeded", "templates", "templates_matched", "inconclusive_tests", "top_rejections", "warning", "no_relation"}
     assert h["tools"] == 4 and h["tools_never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
+    assert h["no_relation"]["causes"]["never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
     assert h["top_rejections"][0][0].endswith("backend unavailable") and h["top_rejections"][0][1] >= 2
     assert "3 of 4 tools never succeeded" in h["warning"] and "0 relations" in h["warning"]
     assert "3 of 4 tools never succeeded" in capsys.readouterr().err

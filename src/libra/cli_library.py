@@ -220,6 +220,12 @@ def health_lines(health: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append((f"  templates matched: {health.get('templates_matched', 0)} of {health['templates']}", ""))
     if "inconclusive_tests" in health:
         lines.append((f"  inconclusive tests: {health['inconclusive_tests']}", ""))
+    no_relation = health.get("no_relation")
+    if isinstance(no_relation, dict) and no_relation.get("causes"):
+        causes = {str(c): list(tools) for c, tools in no_relation["causes"].items()}  # in the build's order of causes
+        lines.append((f"  tools with no outgoing relation: {sum(len(t) for t in causes.values())}, by cause:", ""))
+        for cause, tools in causes.items():
+            lines.append((f"    {len(tools):>5} x {cause.replace('_', ' ')}: {_named_list(tools)}", ""))
     conflicts = health.get("hint_conflicts") or {}
     if conflicts:
         lines.append(("  annotations contradicted by what the tools did:", ""))
@@ -333,7 +339,7 @@ def analyze_cmd(
     other tables analyse the dense base, as the paper does.
     """
     from .cli import eval_target
-    from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity
+    from .eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity, tool_causes
     from .eval.methods import EvalOptions
     from .eval.runner import run_method
     from .retrieval.dense import DenseRetriever
@@ -365,13 +371,15 @@ def analyze_cmd(
         t4.add_row(r.method, f"{r.scores.precision:.1f}", f"{r.scores.recall:.1f}", f"{r.scores.ndcg:.1f}", *(f"{x:.1f}" for x in paper) if paper else ("–",) * 3)
     console.print(t4)
 
-    bd = recovery_breakdown(graph, catalog, tasks, base, kk)
+    bd = recovery_breakdown(graph, catalog, tasks, base, kk, causes=tool_causes((lib.stats.get("health") or {}).get("no_relation")) or None)
     t3 = Table(title=f"Table 3: gold tools outside the dense top-{kk} ({bd.occurrences} occurrences)")
     for o in OUTCOMES:
         t3.add_column(o.replace("_", " "), justify="right")
     pct = bd.percent()
     t3.add_row(*(f"{pct[o]:.1f}%" for o in OUTCOMES))
     console.print(t3)
+    if bd.no_edge_causes:
+        console.print("  no edge, by why the tool provides no relation: " + ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in bd.no_edge_causes.items()))
 
     rows = sensitivity(graph, tasks, catalog, base, kk, spaces)
     t6 = Table(title="Table 6: sensitivity (R / NDCG)")

@@ -13,7 +13,7 @@ strictly increasing, so the dense ranks read from it are the dense retriever's o
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,13 +32,29 @@ OUTCOMES = ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cu
 class Breakdown:
     occurrences: int
     counts: dict[str, int]
+    #: the "no edge" occurrences split by why their tool provides no relation (the library's
+    #: ``stats.health.no_relation``, see :mod:`libra.induction.providers`); empty when the library does not record it
+    no_edge_causes: dict[str, int] = field(default_factory=dict)
 
     def percent(self) -> dict[str, float]:
         n = max(1, self.occurrences)
         return {k: 100.0 * v / n for k, v in self.counts.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"occurrences": self.occurrences, "counts": self.counts, "percent": self.percent()}
+        out: dict[str, Any] = {"occurrences": self.occurrences, "counts": self.counts, "percent": self.percent()}
+        if self.no_edge_causes:
+            out["no_edge_causes"] = self.no_edge_causes
+        return out
+
+
+#: A "no edge" tool the library's cause report does not list (a relation the graph does not use, or an older build).
+UNRECORDED = "unrecorded"
+
+
+def tool_causes(no_relation: Any) -> dict[str, str]:
+    """tool -> cause, from a library's ``stats.health.no_relation`` (empty when it has none)."""
+    causes = no_relation.get("causes") if isinstance(no_relation, dict) else None
+    return {str(t): str(c) for c, tools in (causes or {}).items() for t in tools}
 
 
 def _positions(scores: np.ndarray) -> np.ndarray:
@@ -46,8 +62,11 @@ def _positions(scores: np.ndarray) -> np.ndarray:
     return ranks(scores)[0] - 1
 
 
-def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1) -> Breakdown:
+def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1, causes: dict[str, str] | None = None) -> Breakdown:
+    """Table 3; with ``causes`` (tool -> why it provides no relation, :func:`tool_causes`) the "no edge"
+    occurrences are also counted by cause, so the largest reason a gold provider has no edge can be read off."""
     has_out = graph.has_outgoing()
+    by_cause: dict[str, int] = {}
     consumers = graph.consumers_of()
     counts = {o: 0 for o in OUTCOMES}
     n = 0
@@ -66,13 +85,16 @@ def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequenc
                 counts["recovered"] += 1
             elif not has_out[u]:
                 counts["no_edge"] += 1
+                if causes is not None:
+                    cause = causes.get(g, UNRECORDED)
+                    by_cause[cause] = by_cause.get(cause, 0) + 1
             elif not (consumers.get(u, set()) & seeds):
                 counts["consumer_not_seeded"] += 1
             elif u not in tr.contributors:
                 counts["provider_not_selected"] += 1
             else:
                 counts["below_cutoff"] += 1
-    return Breakdown(n, counts)
+    return Breakdown(n, counts, dict(sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))))
 
 
 def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, **kw: Any) -> dict[str, float]:

@@ -27,6 +27,7 @@ from ..library import FORMAT_VERSION, Library
 from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
 from ..retrieval.fields import FieldEncoder
 from .health import health_summary, rejection_messages, warn
+from .providers import no_relation_causes
 from .candidates import candidate_compositions, candidate_table
 from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
 from .memo import MemoStore
@@ -364,6 +365,8 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             rejection_messages(engine, summary),
             len(relations),
         )
+        # why each tool that provides no relation provides none (Table 3's "no edge" tools, by cause)
+        stats["health"]["no_relation"] = no_relation_causes(engine)
         conflicts = getattr(runtime, "hint_conflicts", None)
         if conflicts:  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
             stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
