@@ -4,7 +4,7 @@ Why CPU seconds and not only wall time: on a shared machine the wall time says h
 seconds of the caller and of the workers say what the build costs, and which side stops a larger pool of workers
 from helping (the caller's work is serial). Writes benchmarks/results/build-cpu-<benchmark>[-<calls>].json.
 
-Run: python benchmarks/bench_build_cpu.py appworld --max-calls 40000 [--workers 2]
+Run: python benchmarks/bench_build_cpu.py appworld --max-calls 40000 [--workers 2] [--keep LIB.json.gz]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,6 +86,7 @@ def main() -> None:
     ap.add_argument("benchmark", nargs="?", default="bfcl")
     ap.add_argument("--max-calls", type=int, default=None)
     ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--keep", metavar="PATH", default=None, help="also keep the library built at PATH (to compare relations)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="libra-bench-cpu-") as tmp:
         out, report, show = (os.path.join(tmp, n) for n in ("lib.json.gz", "cpu.json", "show.json"))
@@ -100,6 +102,8 @@ def main() -> None:
             sys.exit(f"libra build failed with status {cpu['exit_status']}")
         subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True, env=env)
         stats = json.loads(Path(show).read_text())["stats"]
+        if args.keep:
+            shutil.copyfile(out, args.keep)
     calls = stats["engine"]["executed_calls"]
     payload = {
         "benchmark": args.benchmark,

@@ -218,10 +218,13 @@ def test_the_supervisor_has_a_music_library_and_a_payment_to_read(rt):
 
 _INLINE_CHECK = r"""
 import importlib.util, json, sys, threading
+import anyio.to_thread
+original = anyio.to_thread.run_sync
 spec = importlib.util.spec_from_file_location("appworld_backend", sys.argv[1])
 m = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(m)
 b = m.AppWorldBackend({})
+threads = threading.active_count()  # before any signed-in request (the fresh state signs in to every app)
 fresh = b.fresh()
 pw = m._password("phone", "supervisor")
 
@@ -235,12 +238,15 @@ def run():
         out.append([r["status"], r["output"], r["error"], r["state_changes"], [k for _, k, _ in r["parts"]]])
     return [login["output"], out]
 
-threads = threading.active_count()
+def holders():
+    return sorted(n for n, mod in list(sys.modules.items()) if mod is not None and vars(mod).get("run_sync") is original)
+
 inline = run()
 inline_threads = threading.active_count()
+inline_holders = holders()
 b.undo_inline()
 threaded = run()
-print(json.dumps({"same": inline == threaded, "threads": [threads, inline_threads, threading.active_count()]}))
+print(json.dumps({"same": inline == threaded, "threads": [threads, inline_threads, threading.active_count()], "holders": [inline_holders, holders()]}))
 """
 
 
@@ -259,4 +265,8 @@ def test_requests_run_inline_with_the_answers_of_the_threaded_client(tmp_path):
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["same"]
     before, inline, threaded = got["threads"]
-    assert inline == before < threaded  # no thread started while inline; the client's own threads otherwise
+    # no thread started while inline, not even by a dependency that imported anyio's run_sync by name (the login
+    # manager loading the user of every signed-in request); the client's own threads otherwise
+    assert inline == before < threaded
+    inline_holders, threaded_holders = got["holders"]
+    assert inline_holders == [] and "fastapi_login.fastapi_login" in threaded_holders, got["holders"]

@@ -90,6 +90,33 @@ def test_invoke_many_keeps_order_and_survives_crashes(iso: IsolatedRuntime) -> N
     assert len({s for i, (_, s) in enumerate(results) if i != 14 and calls[i][2]["text"] == "t0"}) == 1
 
 
+def test_a_stream_hands_results_back_in_the_order_submitted(iso: IsolatedRuntime) -> None:
+    s0 = iso.fresh()
+    _, s1 = iso.invoke(s0, "Blog.login", LOGIN)
+    texts = [f"t{i}" for i in range(30)]
+    with iso.stream() as stream:
+        got = []
+        for i, text in enumerate(texts):
+            stream.submit((s1 if i % 3 else s0, "Blog.post", {"token": "tok-alice", "text": text}))
+            if i % 4 == 3:  # take some results while later calls are still being submitted
+                got.append(stream.next())
+        stream.submit((s0, "toy_hazards.segfault", {}))
+        stream.submit((s1, "Blog.count", {}))
+        while len(stream):
+            got.append(stream.next())
+    expected = iso.invoke_many([(s1 if i % 3 else s0, "Blog.post", {"token": "tok-alice", "text": t}) for i, t in enumerate(texts)])
+    assert [r.to_dict() | {"duration_ms": 0} for r, _ in got[:30]] == [r.to_dict() | {"duration_ms": 0} for r, _ in expected]
+    assert [s for _, s in got[:30]] == [s for _, s in expected]
+    assert got[30][0].error == "worker crashed (signal SIGSEGV)"
+    assert (got[31][0].status, got[31][0].output) == ("success", 0)
+    # a stream closed with calls in flight leaves the pool ready for the next batch
+    stream = iso.stream()
+    for text in texts[:6]:
+        stream.submit((s1, "Blog.post", {"token": "tok-alice", "text": text}))
+    stream.close()
+    _next_call_works(iso)
+
+
 def test_bad_requests_raise(iso: IsolatedRuntime) -> None:
     with pytest.raises(UnknownToolError):
         iso.invoke(iso.fresh(), "Blog.nope", {})

@@ -200,7 +200,8 @@ def run_requests_inline(requester: Any) -> Any:
 
     Why it changes no answer: the same ASGI application handles the same request; only the threads differ, and the
     backend serves one request at a time (nothing runs concurrently that the threads kept apart). It saves four
-    to six thread hand-offs per call. Returns a function that puts the threads back (None when the requester has
+    to six thread hand-offs per call. Every module holding ``anyio.to_thread.run_sync`` under that name (the
+    module itself, and those that imported it by name) gets the inline version. Returns a function that puts the threads back (None when the requester has
     no ``TestClient`` with a portal: it is left as it is).
     """
     client = getattr(requester, "client", None)
@@ -211,11 +212,17 @@ def run_requests_inline(requester: Any) -> Any:
 
     threaded = anyio.to_thread.run_sync
     client.portal = _InlinePortal()
-    anyio.to_thread.run_sync = _run_sync_inline
+    # Modules that imported the function by name (``from anyio.to_thread import run_sync``, as fastapi_login does
+    # to load the user of every authenticated request) hold their own reference: replace those too, or each such
+    # call still goes to a worker thread and back.
+    holders = [m for m in list(sys.modules.values()) if m is not None and vars(m).get("run_sync") is threaded]
+    for module in holders:
+        module.run_sync = _run_sync_inline  # type: ignore[attr-defined]
 
     def undo() -> None:
         client.portal = portal
-        anyio.to_thread.run_sync = threaded
+        for module in holders:
+            module.run_sync = threaded  # type: ignore[attr-defined]
 
     return undo
 

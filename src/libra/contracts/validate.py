@@ -32,10 +32,33 @@ def _where(err: jsonschema.ValidationError) -> str:
 
 def _schema_errors(schema: Any) -> str | None:
     try:
-        jsonschema.Draft202012Validator.check_schema(schema)
+        _checked_validator(_schema_text(schema))
     except jsonschema.SchemaError as exc:
         return exc.message
     return None
+
+
+def _schema_text(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True, default=repr)
+
+
+@lru_cache(maxsize=8192)
+def _checked_validator(text: str) -> jsonschema.Draft202012Validator:
+    """A validator of the schema ``text`` (sorted JSON), checked against the meta-schema once (raises SchemaError).
+
+    Why cached: checking a schema against the meta-schema costs far more than validating a value, and contract
+    checking validates the same few hundred parameter and outcome schemas thousands of times (every proposal and
+    revision of every contract), which made it a visible share of a large catalog's build.
+    """
+    schema = json.loads(text)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _literal_error(value: Any, schema: Any) -> str | None:
+    """Why ``value`` does not fit ``schema`` (as :func:`jsonschema.validate` words it), or None when it fits."""
+    error = jsonschema.exceptions.best_match(_checked_validator(_schema_text(schema)).iter_errors(value))
+    return None if error is None else error.message
 
 
 def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[str]:
@@ -67,10 +90,9 @@ def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[s
         for p, arg in t["arguments"].items():
             if arg["kind"] != "literal" or p not in params:
                 continue
-            try:
-                jsonschema.validate(arg["value"], tool.param_schema(p), cls=jsonschema.Draft202012Validator)
-            except jsonschema.ValidationError as exc:
-                errors.append(f"{label}: literal for {p!r} does not fit its schema: {exc.message}")
+            message = _literal_error(arg["value"], tool.param_schema(p))
+            if message is not None:
+                errors.append(f"{label}: literal for {p!r} does not fit its schema: {message}")
     if success_templates == 0:
         errors.append("no template is expected to succeed (at least one success template is required)")
     for key in ("success", "failure"):

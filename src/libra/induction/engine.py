@@ -428,6 +428,42 @@ def _call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[
     return {"tool": tool, "arguments": args, "record": _clip(record)}
 
 
+class _CallsOut:
+    """A wave's stream of calls to the runtime, with results taken by ticket in any order.
+
+    The stream hands results back in the order calls were submitted; calls prefetched while a wave is planned
+    (:meth:`Engine._prefetch`) are taken later, in the order the tests list them, so results that come back before
+    their turn wait here (``held``).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.submitted = 0
+        self.held: dict[int, tuple[Any, State]] = {}
+        self.taken = 0  # the stream's results taken so far (tickets below it are in ``held`` or were handed out)
+        self.early: dict[MemoKey, int] = {}  # prefetched calls not taken yet: memo key -> ticket
+
+    def submit(self, call: tuple[State, str, dict[str, Any]]) -> int:
+        self.stream.submit(call)
+        self.submitted += 1
+        return self.submitted - 1
+
+    def ready(self, ticket: int) -> bool:
+        """True when the result of ``ticket`` can be had without waiting for a worker."""
+        return ticket in self.held or (ticket == self.taken and self.stream.ready())
+
+    def result(self, ticket: int) -> tuple[Any, State]:
+        while ticket not in self.held:
+            self.held[self.taken] = self.stream.next()
+            self.taken += 1
+        return self.held.pop(ticket)
+
+    def close(self) -> None:
+        self.early.clear()
+        self.held.clear()
+        self.stream.close()
+
+
 class Engine:
     """Algorithm 1 over a runtime, contracts and candidate compositions."""
 
@@ -543,6 +579,7 @@ class Engine:
         }
         self.started = False
         self.elapsed_before_resume = 0.0
+        self._out: _CallsOut | None = None  # the current wave's stream of calls (see run_many), never checkpointed
 
     # ------------------------------------------------------------------------------------------------- setup
     def start(self, reuse: Iterable[MemoKey] = ()) -> None:
@@ -599,11 +636,66 @@ class Engine:
             self.counters["calls_from_checking"] += len(reused)
             for k in reused:
                 del todo[k]
-        # New calls go to the runtime in chunks of a batch: a chunk's results (records and the full states the calls
-        # led to) are stored before the next chunk runs, so a wave of many thousand sweep calls never holds all of
-        # its snapshots at once. Each call's result depends on its own state and arguments only, so the chunking
-        # changes nothing the engine sees.
         pending = list(todo.items())
+        if pending:
+            calls_out = self._calls_out()
+            done = self._run_streamed(pending, calls_out) if calls_out is not None else self._run_chunked(pending)
+            for (k, _c), rec, light in done:
+                known[k] = (rec, light)
+        return [known[k] for k in keys]
+
+    def _calls_out(self) -> _CallsOut | None:
+        """The wave's stream of calls to the runtime, opened on first use (None: the runtime has no stream)."""
+        if self._out is None:
+            stream_of = getattr(self.runtime, "stream", None)
+            if stream_of is None:
+                return None
+            self._out = _CallsOut(stream_of())
+        return self._out
+
+    def _close_calls(self) -> None:
+        if self._out is not None:
+            out, self._out = self._out, None
+            out.close()
+
+    #: calls submitted ahead of the wave's tests at most (see :meth:`_prefetch`): a bound on the records and states
+    #: held before the tests take them
+    PREFETCH = 2048
+
+    def _prefetch(self, calls: Iterable[tuple[State, str, dict[str, Any]]]) -> None:
+        """Submit now calls that a later :meth:`run_many` of this wave is certain to make, so that the workers run
+        them while the engine is still planning the wave.
+
+        Why it changes nothing: a call submitted here is one :meth:`run_many` would run (not memoised, not made by
+        contract checking, not submitted already); between the planning and the tests of a wave only its retries
+        (:meth:`_run_rebinds`) memoise calls, and one that is also a prefetched test takes the prefetched result by
+        its ticket (:meth:`_run_streamed`), so the test then finds it memoised as it would without the prefetch; and :meth:`run_many` takes the result when its turn comes, counting, memoising and ordering
+        everything exactly as without the prefetch. A call's result depends on its own state and arguments only.
+        """
+        out = self._calls_out()
+        if out is None:
+            return
+        for s, t, a in calls:
+            if len(out.early) >= self.PREFETCH:
+                return
+            k = _key(s, t, a)
+            if k in out.early or k in self.inherited or k in self.memo:
+                continue
+            out.early[k] = out.submit((self.memo.full(s), t, a))
+
+    def _store(self, chunk: Sequence[tuple[MemoKey, Any]], results: Sequence[tuple[Any, State]]) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+        """Memoise the results of new calls; returns (call, record, light state) per call."""
+        recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
+        lights = self.memo.put_many((k, rec, st) for (k, _c), rec, (_r, st) in zip(chunk, recs, results))
+        self.counters["executed_calls"] += len(results)
+        return list(zip(chunk, recs, lights))
+
+    def _run_chunked(self, pending: list[tuple[MemoKey, Any]]) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+        """New calls to a runtime without a stream, in chunks of a batch: a chunk's results (records and the full
+        states the calls led to) are stored before the next chunk runs, so a wave of many thousand sweep calls
+        never holds all of its snapshots at once. Each call's result depends on its own state and arguments only,
+        so the chunking changes nothing the engine sees."""
+        out = []
         step = max(1, self.config.batch_size)
         for start in range(0, len(pending), step):
             chunk = pending[start : start + step]
@@ -613,12 +705,44 @@ class Engine:
             else:
                 results = [self.runtime.invoke(s, t, a) for s, t, a in batch]
             del batch
-            recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
-            lights = self.memo.put_many((k, rec, st) for (k, _c), rec, (_r, st) in zip(chunk, recs, results))
-            known.update((k, (rec, light)) for (k, _c), rec, light in zip(chunk, recs, lights))
-            self.counters["executed_calls"] += len(results)
+            out.extend(self._store(chunk, results))
             del results
-        return [known[k] for k in keys]
+        return out
+
+    #: results of a stream memoised together at most (see :meth:`_run_streamed`)
+    STORE_GROUP = 64
+
+    def _run_streamed(self, pending: list[tuple[MemoKey, Any]], out: _CallsOut) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+        """New calls through the runtime's stream (:class:`~libra.runtime.executor.CallStream`): the engine's own
+        work on them (fetching their states from the memo store, memoising their results) happens while the
+        workers run the calls submitted before.
+
+        At most a batch of calls is submitted ahead of the results taken, so a wave of many thousand sweep calls
+        never holds all of its snapshots at once. Results are taken in the order of ``pending`` (calls prefetched
+        by :meth:`_prefetch` were submitted earlier) and memoised whenever the next one is not back yet (the
+        workers are busy: the caller's turn), or when :data:`STORE_GROUP` are waiting. Each call's result depends
+        on its own state and arguments only, so none of this changes what the engine sees.
+        """
+        done: list[tuple[tuple[MemoKey, Any], dict[str, Any], State]] = []
+        ahead = max(1, self.config.batch_size)
+        tickets: list[int] = []
+        group: list[tuple[MemoKey, Any]] = []
+        results: list[tuple[Any, State]] = []
+        submitted = 0
+        for taken in range(len(pending)):
+            while submitted < len(pending) and submitted - taken < ahead:
+                k, (s, t, a) = pending[submitted]
+                early = out.early.pop(k, None)
+                tickets.append(early if early is not None else out.submit((self.memo.full(s), t, a)))
+                submitted += 1
+            if group and (len(group) >= self.STORE_GROUP or not out.ready(tickets[taken])):
+                done.extend(self._store(group, results))
+                group, results = [], []
+            results.append(out.result(tickets[taken]))
+            group.append(pending[taken])
+        if group:
+            done.extend(self._store(group, results))
+        return done
 
     def held(self) -> dict[str, int]:
         """How many entries the exploration holds in memory, per structure (the memo's caches included): what a
@@ -1098,12 +1222,15 @@ class Engine:
         if not batch:
             return self._pending()
         self.counters["work_items"] += len(batch)
-        results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
         wave = Wave()
         first_call = len(self.calls)
-        failed = self._record_outcomes(batch, results, wave)
-        self._run_rebinds(failed, wave)
-        self._run_tests(wave)
+        try:
+            results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
+            failed = self._record_outcomes(batch, results, wave)
+            self._run_rebinds(failed, wave)
+            self._run_tests(wave)
+        finally:
+            self._close_calls()
         # The wave's records go back to the memo store: the call log keeps what a call was, not what it returned
         # (read back by :meth:`_record` when a later relation's evidence or provenance needs it).
         for info in self.calls[first_call:]:
@@ -1175,7 +1302,9 @@ class Engine:
         for (item, args, used), (rec, new_state) in zip(batch, results):
             outcome = classify(self.contracts[item.tool], rec)
             if outcome == "success":
+                marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
                 self._on_success(item, args, used, rec, new_state, wave)
+                self._prefetch(self._test_calls(wave, *marks))
                 continue
             if item.fixed:
                 self._note_refusal(item, args, rec)
@@ -1630,6 +1759,19 @@ class Engine:
                     self.counters["skipped_implied"] += 1
 
     # ------------------------------------------------------------------------ phase 3: controls and state tests
+    def _test_calls(self, wave: Wave, controls: int = 0, sweeps: int = 0, parent_tests: int = 0) -> list[tuple[State, str, dict[str, Any]]]:
+        """The calls of a wave's controls, the "before" halves of its sweeps and its parent-state tests, from the
+        given positions of each list on: what :meth:`_run_tests` runs first (and :meth:`step` prefetches)."""
+        calls: list[tuple[State, str, dict[str, Any]]] = []
+        for t in wave.controls[controls:]:
+            calls.append((self.nodes[t.use.node].state, t.use.tool, t.control_args))
+        for s in wave.sweeps[sweeps:]:
+            calls.append((self.nodes[s.before_node].state, s.consumer, s.args))
+        for _creator, info in wave.parent_tests[parent_tests:]:
+            parent = self.nodes[self.nodes[info.node].parent]  # type: ignore[index]
+            calls.append((parent.state, info.tool, info.args))
+        return calls
+
     def _run_tests(self, wave: "Wave") -> None:
         """Run a wave's controls and state tests in batches and record what the judges keep.
 
@@ -1637,14 +1779,7 @@ class Engine:
         consumer failed before (a consumer that already succeeds cannot depend on the provider's state).
         """
         controls, sweeps, parent_tests = wave.controls, wave.sweeps, wave.parent_tests
-        calls: list[tuple[State, str, dict[str, Any]]] = []
-        for t in controls:
-            calls.append((self.nodes[t.use.node].state, t.use.tool, t.control_args))
-        for s in sweeps:
-            calls.append((self.nodes[s.before_node].state, s.consumer, s.args))
-        for creator, info in parent_tests:
-            parent = self.nodes[self.nodes[info.node].parent]  # type: ignore[index]
-            calls.append((parent.state, info.tool, info.args))
+        calls = self._test_calls(wave)
         # A provider that re-stated a value already known on its path is only its source if the consumer could
         # not use that value before the provider ran: otherwise an earlier record with the same name is what the
         # consumer found (e.g. a sign-in that happens to use a file's name as a user name).

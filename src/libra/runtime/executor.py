@@ -177,13 +177,17 @@ class _Affinity:
         self.groups: dict[str, deque[int]] = {}
         self.parts: dict[str, tuple[str, ...]] = {}
         for ci, (state, _tool, _args) in enumerate(calls):
-            fp = state.fingerprint
-            group = self.groups.get(fp)
-            if group is None:
-                group = self.groups[fp] = deque()
-                payload = state.payload
-                self.parts[fp] = tuple(p.key for p in payload) if is_split(payload) else (fp,)
-            group.append(ci)
+            self.add(ci, state)
+
+    def add(self, ci: int, state: State) -> None:
+        """Queue call ``ci``, from ``state``, behind the calls from the same state."""
+        fp = state.fingerprint
+        group = self.groups.get(fp)
+        if group is None:
+            group = self.groups[fp] = deque()
+            payload = state.payload
+            self.parts[fp] = tuple(p.key for p in payload) if is_split(payload) else (fp,)
+        group.append(ci)
 
     def __bool__(self) -> bool:
         return bool(self.groups)
@@ -200,6 +204,7 @@ class _Affinity:
         ci = group.popleft()
         if not group:
             del self.groups[fp]
+            del self.parts[fp]
         return ci
 
 
@@ -439,100 +444,205 @@ class Executor:
         return self.invoke_many([(state, tool, args or {})])[0]
 
     def invoke_many(self, calls: Sequence[Call]) -> list[tuple[InvocationRecord, State]]:
-        """Run independent calls on all workers at once; results come back in the order of ``calls``."""
+        """Run independent calls on all workers at once; results come back in the order of ``calls``.
+
+        A worker's refusal of a call ("raise") fails the whole batch, after every call has run: the first refusal
+        in the order of ``calls`` is raised."""
         self._check_open()
         calls = list(calls)
         for state, tool, args in calls:
             self._check_call(state, tool, args)
-        timed = self.transport.times_calls
-        results: list[tuple[InvocationRecord, State] | None] = [None] * len(calls)
-        started: list[float] = [0.0] * len(calls)
-        queue = _Affinity(calls)
-        failure: str | None = None
-        busy: dict[Channel, int] = {}
-
-        def send(si: int, ci: int, force: frozenset[str] = frozenset()) -> None:
-            slot = self._slots[si]
-            state, tool, args = calls[ci]
-            split, items = self._encode(state, slot.known, force)
-            self._next_id += 1
-            slot.busy = (self._next_id, ci, time.monotonic() + self.timeout_s)
-            if timed and not started[ci]:
-                started[ci] = time.perf_counter()
-            try:
-                slot.channel.send(("call", self._next_id, state.fingerprint, split, items, tool, dict(args)))
-            except (OSError, ValueError):
-                pass  # a dead worker: its channel reports it below and the call is charged to the crash
-            except Exception as exc:  # noqa: BLE001 - unpicklable arguments or state
-                slot.busy = None
-                raise ToolRuntimeError(f"cannot send a call of {tool!r} to a {self.transport.noun} ({type(exc).__name__}: {exc}): arguments must be JSON data") from None
-            busy[slot.channel] = si
-
-        def elapsed_ms(ci: int) -> float:
-            return (time.perf_counter() - started[ci]) * 1000.0
-
-        def fail(si: int, text: str) -> None:
-            slot = self._slots[si]
-            assert slot.busy is not None
-            ci = slot.busy[1]
-            busy.pop(slot.channel, None)
-            duration = elapsed_ms(ci) if timed else (self.timeout_s if text.startswith("timeout") else 0.0) * 1000.0
-            results[ci] = (InvocationRecord("error", None, {}, text, duration), calls[ci][0])
-            self._replace(si)
-
-        while queue or busy:
-            for si, slot in enumerate(self._slots):
-                if not queue:
-                    break
-                if slot.busy is None:
-                    ci = queue.take(slot.last, slot.known)
-                    slot.last = calls[ci][0].fingerprint
-                    send(si, ci)
-            now = time.monotonic()
-            deadline = min(self._slots[si].busy[2] for si in busy.values())  # type: ignore[index]
-            for channel in self.transport.wait(list(busy), max(0.0, deadline - now)):
-                si = busy[channel]
-                slot = self._slots[si]
-                try:
-                    msg = channel.recv()
-                except WorkerLost as lost:
-                    fail(si, lost.text)
-                    continue
-                assert slot.busy is not None
-                req_id, ci = slot.busy[0], slot.busy[1]
-                if msg[1] != req_id:
-                    continue  # a stale answer (cannot happen with one request in flight, kept for safety)
-                if msg[0] == "miss":
-                    # the worker lacks a part the mirror says it holds: send the state whole (the mirror has
-                    # already stored this state's parts, so naming only the missing ones could miss again)
-                    slot.busy = None
-                    self.shipped["misses"] += 1
-                    send(si, ci, _keys(calls[ci][0]))
-                    continue
-                busy.pop(channel)
-                slot.busy = None
-                slot.calls += 1
-                state = calls[ci][0]
-                if msg[0] == "raise":
-                    failure = failure or msg[2]
-                    results[ci] = (InvocationRecord("error", None, {}, msg[2], elapsed_ms(ci) if timed else 0.0), state)
-                    continue
-                record, wire = msg[2], msg[3]
-                if timed:
-                    record.duration_ms = elapsed_ms(ci)
-                if wire is None:
-                    results[ci] = (record, state)
-                else:
-                    new = self._decode(wire, slot.known, state)
-                    results[ci] = (record, state if new.fingerprint == state.fingerprint else new)
-            now = time.monotonic()
-            for si in list(busy.values()):
-                pending = self._slots[si].busy
-                if pending is not None and pending[2] <= now:
-                    fail(si, f"timeout after {self.timeout_s!r}s")
+        stream = CallStream(self)
+        try:
+            for call in calls:
+                stream.submit(call, checked=True)
+            taken = [stream.take() for _ in calls]
+        finally:
+            stream.close()
+        failure = next((text for _result, text in taken if text is not None), None)
         if failure is not None:
             raise ToolRuntimeError(self._failure_text(failure))
-        return results  # type: ignore[return-value]
+        return [result for result, _text in taken]
+
+    def stream(self) -> CallStream:
+        """A :class:`CallStream` over this executor's workers (close it before starting another)."""
+        self._check_open()
+        return CallStream(self)
+
+
+class CallStream:
+    """Calls handed to an executor one by one, run on its workers as they come; results in the order submitted.
+
+    Why: a caller that batches its calls leaves every worker idle while it prepares a batch and stores the results
+    of the last one, and on a machine with as many cores as workers that serial work is a large share of a build's
+    wall time. A stream lets the caller submit calls as soon as it knows them and take results one at a time: the
+    workers run the calls already submitted while the caller works, each time it comes back to the stream
+    (:meth:`submit`, :meth:`ready`, :meth:`take`), with no thread. Results come back in the order of submission
+    whatever the number of workers and the order replies arrive in, so what the caller concludes never depends on
+    completion order. Which worker runs which call follows :class:`_Affinity`; a worker has one call in flight at a
+    time, so the caller's mirror of its parts stays exact (see :mod:`libra.runtime.worker`).
+    """
+
+    def __init__(self, executor: Executor) -> None:
+        self.ex = executor
+        self.calls: dict[int, Call] = {}  # submitted and not yet answered
+        self.results: dict[int, tuple[tuple[InvocationRecord, State], str | None]] = {}
+        self.started: dict[int, float] = {}
+        self.queue = _Affinity(())
+        self.busy: dict[Channel, int] = {}  # channel -> slot index
+        self.submitted = 0
+        self.next_index = 0  # the next result to take
+
+    def __len__(self) -> int:
+        """Calls submitted and not yet taken."""
+        return self.submitted - self.next_index
+
+    def submit(self, call: Call, checked: bool = False) -> None:
+        """Queue ``call`` (sent as soon as a worker is free); its result comes after those submitted before it."""
+        if not checked:
+            self.ex._check_open()
+            self.ex._check_call(*call)
+        ci = self.submitted
+        self.submitted += 1
+        self.calls[ci] = call
+        self.queue.add(ci, call[0])
+        self._dispatch()
+
+    def ready(self) -> bool:
+        """True when the next result can be taken without waiting (replies that arrived are read first)."""
+        if self.next_index not in self.results:
+            self._pump(0.0)
+        return self.next_index in self.results
+
+    def take(self) -> tuple[tuple[InvocationRecord, State], str | None]:
+        """The next result in the order of submission and, when the worker refused the call, its text."""
+        ci = self.next_index
+        if ci >= self.submitted:
+            raise IndexError("no call submitted is waiting for its result")
+        while ci not in self.results:
+            self._pump(None)
+        self.next_index += 1
+        return self.results.pop(ci)
+
+    def next(self) -> tuple[InvocationRecord, State]:
+        """The next result; a worker's refusal of the call raises :class:`ToolRuntimeError`."""
+        result, text = self.take()
+        if text is not None:
+            raise ToolRuntimeError(self.ex._failure_text(text))
+        return result
+
+    def close(self) -> None:
+        """Forget the calls not sent; wait for those in flight (their replies keep the mirror of parts exact)."""
+        self.queue = _Affinity(())
+        while self.busy:
+            self._pump(None)
+        self.calls.clear()
+        self.results.clear()
+
+    def __enter__(self) -> CallStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- the loop ---------------------------------------------------------------------------------------
+    def _send(self, si: int, ci: int, force: frozenset[str] = frozenset()) -> None:
+        ex = self.ex
+        slot = ex._slots[si]
+        state, tool, args = self.calls[ci]
+        split, items = ex._encode(state, slot.known, force)
+        ex._next_id += 1
+        slot.busy = (ex._next_id, ci, time.monotonic() + ex.timeout_s)
+        if ex.transport.times_calls and ci not in self.started:
+            self.started[ci] = time.perf_counter()
+        try:
+            slot.channel.send(("call", ex._next_id, state.fingerprint, split, items, tool, dict(args)))
+        except (OSError, ValueError):
+            pass  # a dead worker: its channel reports it below and the call is charged to the crash
+        except Exception as exc:  # noqa: BLE001 - unpicklable arguments or state
+            slot.busy = None
+            raise ToolRuntimeError(f"cannot send a call of {tool!r} to a {ex.transport.noun} ({type(exc).__name__}: {exc}): arguments must be JSON data") from None
+        self.busy[slot.channel] = si
+
+    def _dispatch(self) -> None:
+        """Give every free worker a call, if any is waiting."""
+        queue = self.queue
+        for si, slot in enumerate(self.ex._slots):
+            if not queue:
+                return
+            if slot.busy is None:
+                ci = queue.take(slot.last, slot.known)
+                slot.last = self.calls[ci][0].fingerprint
+                self._send(si, ci)
+
+    def _elapsed_ms(self, ci: int) -> float:
+        return (time.perf_counter() - self.started.pop(ci, time.perf_counter())) * 1000.0
+
+    def _done(self, ci: int, record: InvocationRecord, state: State, text: str | None = None) -> None:
+        del self.calls[ci]
+        self.results[ci] = ((record, state), text)
+
+    def _fail(self, si: int, text: str) -> None:
+        ex = self.ex
+        slot = ex._slots[si]
+        assert slot.busy is not None
+        ci = slot.busy[1]
+        self.busy.pop(slot.channel, None)
+        duration = self._elapsed_ms(ci) if ex.transport.times_calls else (ex.timeout_s if text.startswith("timeout") else 0.0) * 1000.0
+        self._done(ci, InvocationRecord("error", None, {}, text, duration), self.calls[ci][0])
+        ex._replace(si)
+
+    def _pump(self, timeout_s: float | None) -> None:
+        """Read the replies that arrive within ``timeout_s`` (None: until one arrives or a call times out), charge
+        overrun calls, and give freed workers the next calls."""
+        ex = self.ex
+        self._dispatch()
+        busy = self.busy
+        if not busy:
+            return
+        timed = ex.transport.times_calls
+        deadline = min(ex._slots[si].busy[2] for si in busy.values())  # type: ignore[index]
+        wait = max(0.0, deadline - time.monotonic())
+        for channel in ex.transport.wait(list(busy), wait if timeout_s is None else min(wait, timeout_s)):
+            si = busy[channel]
+            slot = ex._slots[si]
+            try:
+                msg = channel.recv()
+            except WorkerLost as lost:
+                self._fail(si, lost.text)
+                continue
+            assert slot.busy is not None
+            req_id, ci = slot.busy[0], slot.busy[1]
+            if msg[1] != req_id:
+                continue  # a stale answer (cannot happen with one request in flight, kept for safety)
+            if msg[0] == "miss":
+                # the worker lacks a part the mirror says it holds: send the state whole (the mirror has
+                # already stored this state's parts, so naming only the missing ones could miss again)
+                slot.busy = None
+                ex.shipped["misses"] += 1
+                self._send(si, ci, _keys(self.calls[ci][0]))
+                continue
+            busy.pop(channel)
+            slot.busy = None
+            slot.calls += 1
+            state = self.calls[ci][0]
+            if msg[0] == "raise":
+                self._done(ci, InvocationRecord("error", None, {}, msg[2], self._elapsed_ms(ci) if timed else 0.0), state, msg[2])
+                continue
+            record, wire = msg[2], msg[3]
+            if timed:
+                record.duration_ms = self._elapsed_ms(ci)
+            if wire is None:
+                self._done(ci, record, state)
+            else:
+                new = ex._decode(wire, slot.known, state)
+                self._done(ci, record, state if new.fingerprint == state.fingerprint else new)
+        now = time.monotonic()
+        for si in list(busy.values()):
+            pending = ex._slots[si].busy
+            if pending is not None and pending[2] <= now:
+                self._fail(si, f"timeout after {ex.timeout_s!r}s")
+        self._dispatch()
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ from . import sandbox
 from .base import InvocationRecord, State, ToolRuntimeError
 from .guard import DEFAULT_MAX_RECORD_BYTES
 from .lru import DEFAULT_CACHE_BYTES
-from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
+from .executor import Call, CallStream, Channel, Executor, Transport, WorkerLost, _signal_name
 from .sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from .worker import RuntimeFactory, _Store
 from .worker import is_split as _split
@@ -260,6 +260,10 @@ class IsolatedRuntime:
 
     def invoke_many(self, calls: Sequence[Call]) -> list[tuple[InvocationRecord, State]]:
         return self.pool.invoke_many(calls)
+
+    def stream(self) -> CallStream:
+        """Calls submitted one by one, results in order (see :class:`~libra.runtime.executor.CallStream`)."""
+        return self.pool.stream()
 
     def close(self) -> None:
         self.pool.close()
