@@ -63,11 +63,10 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
-from .rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 27  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 26  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
@@ -559,9 +558,6 @@ class Engine:
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.pair_offers: dict[tuple[str, str, str, str], int] = {}
         self.state_offers: dict[tuple[str, str, str], int] = {}
-        # Per (consumer, template, placement, what was on offer): the bindings a failed call was retried with
-        # (:meth:`_rebinds`).
-        self.rebound: dict[tuple[Any, ...], Rebound] = {}
         # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
         self.refusals: dict[tuple[int, str], dict[str, set[str]]] = {}
         self.relations: dict[tuple, Relation] = {}
@@ -667,9 +663,8 @@ class Engine:
         them while the engine is still planning the wave.
 
         Why it changes nothing: a call submitted here is one :meth:`run_many` would run (not memoised, not made by
-        contract checking, not submitted already); between the planning and the tests of a wave only its retries
-        (:meth:`_run_rebinds`) memoise calls, and one that is also a prefetched test takes the prefetched result by
-        its ticket (:meth:`_run_streamed`), so the test then finds it memoised as it would without the prefetch; and :meth:`run_many` takes the result when its turn comes, counting, memoising and ordering
+        contract checking, not submitted already), nothing memoises calls between the planning and the tests of a
+        wave, and :meth:`run_many` takes the result when its turn comes, counting, memoising and ordering
         everything exactly as without the prefetch. A call's result depends on its own state and arguments only.
         """
         out = self._calls_out()
@@ -1210,9 +1205,8 @@ class Engine:
         """Run one wave; False when the worklist is empty or the budget is spent.
 
         A wave has named phases: select the work items (:meth:`_select_wave`), execute them in one batch, then for
-        every success (:meth:`_on_success`) plan its tests and record the values it produced, retry the failures
-        with other equally named values (:meth:`_run_rebinds`), and finally run the controls and state tests in
-        batches and record what the judges keep (:meth:`_run_tests`).
+        every success (:meth:`_on_success`) plan its tests and record the values it produced, and finally run the
+        controls and state tests in batches and record what the judges keep (:meth:`_run_tests`).
         """
         cfg = self.config
         if not self._pending() or self.counters["executed_calls"] >= cfg.max_calls:
@@ -1226,8 +1220,13 @@ class Engine:
         first_call = len(self.calls)
         try:
             results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
-            failed = self._record_outcomes(batch, results, wave)
-            self._run_rebinds(failed, wave)
+            for (item, args, used), (rec, new_state) in zip(batch, results):
+                if classify(self.contracts[item.tool], rec) == "success":
+                    marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
+                    self._on_success(item, args, used, rec, new_state, wave)
+                    self._prefetch(self._test_calls(wave, *marks))
+                elif item.fixed:
+                    self._note_refusal(item, args, rec)
             self._run_tests(wave)
         finally:
             self._close_calls()
@@ -1247,195 +1246,32 @@ class Engine:
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
-            if not self._may_run(item):
+            budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+            if item.number_offer or item.placement:
+                budget, limit = self.per_tool_numbers, cfg.number_offers_per_tool
+            # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
+            # tests early still gets them: the states that need them are often reached late.
+            if budget.get(item.tool, 0) >= limit and not item.state_test:
+                continue
+            if item.fixed and self.gated(item.node, item.tool):
+                self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
                 continue
             bound = self.bind(item)
             if bound is None:
                 continue
             args, used = bound
-            if self._admit(item, args, used):
-                batch.append((item, args, used))
+            call_key = _key(self.nodes[item.node].state, item.tool, args)
+            # The same call credited to different providers is a different test (its outcome is memoised, so
+            # only the credit is new); the same call with the same credit is a repeat.
+            credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
+            key = hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
+            if key in self.seen_items:
+                continue
+            self.seen_items.add(key)
+            if call_key not in self.memo or call_key in self.inherited:  # budgets bound execution; a memoised repeat costs nothing
+                budget[item.tool] = budget.get(item.tool, 0) + 1
+            batch.append((item, args, used))
         return batch
-
-    def _budget(self, item: Item) -> tuple[dict[str, int], int]:
-        """The per-tool budget an item's calls are charged to, and its limit."""
-        cfg = self.config
-        if item.number_offer or item.placement:
-            return self.per_tool_numbers, cfg.number_offers_per_tool
-        return (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
-
-    def _may_run(self, item: Item) -> bool:
-        """Whether an item may still run: its tool's budget is not spent and, for an offer, its state is not gated."""
-        budget, limit = self._budget(item)
-        # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
-        # tests early still gets them: the states that need them are often reached late.
-        if budget.get(item.tool, 0) >= limit and not item.state_test:
-            return False
-        if item.fixed and self.gated(item.node, item.tool):
-            self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
-            return False
-        return True
-
-    def _admit(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> bool:
-        """Whether a bound call is new, charging its tool's budget when it will run; False for a repeat.
-
-        The same call credited to different providers is a different test (its outcome is memoised, so only the
-        credit is new); the same call with the same credit is a repeat. Budgets bound execution: a memoised
-        repeat costs nothing.
-        """
-        call_key = _key(self.nodes[item.node].state, item.tool, args)
-        credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
-        key = hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
-        if key in self.seen_items:
-            return False
-        self.seen_items.add(key)
-        if call_key not in self.memo or call_key in self.inherited:
-            budget, _limit = self._budget(item)
-            budget[item.tool] = budget.get(item.tool, 0) + 1
-        return True
-
-    def _record_outcomes(self, batch: Sequence[tuple[Item, dict[str, Any], dict[str, int]]], results: Sequence[tuple[dict[str, Any], State]],
-                         wave: Wave) -> list[tuple[Item, dict[str, Any], dict[str, int], str | None]]:
-        """Plan what each success asks for (:meth:`_on_success`) and note each refusal; returns the calls that
-        failed, in batch order, each with its value-independent refusal (:func:`gate_message`) or None."""
-        failed = []
-        for (item, args, used), (rec, new_state) in zip(batch, results):
-            outcome = classify(self.contracts[item.tool], rec)
-            if outcome == "success":
-                marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
-                self._on_success(item, args, used, rec, new_state, wave)
-                self._prefetch(self._test_calls(wave, *marks))
-                continue
-            if item.fixed:
-                self._note_refusal(item, args, rec)
-            if outcome == "failure":
-                failed.append((item, args, used, gate_message(rejection_message(rec), args)))
-        return failed
-
-    # ------------------------------------------------------------------ phase 1b: retry with equally named values
-    def _run_rebinds(self, failed: Sequence[tuple[Item, dict[str, Any], dict[str, int], str | None]], wave: Wave) -> None:
-        """Retry each failed call with the next bindings :meth:`_rebinds` gives, one at a time, until one succeeds
-        or they run out; a success counts as the item's own (it is planned like any, by :meth:`_on_success`).
-
-        Retries run in rounds: every call's first retry in one batch, the second retry of those that failed
-        again in the next, so a call whose first retry succeeds spends no more. They are charged to the item's
-        budget like its first call and run through the memo like every call. No retry runs in a state gated for
-        the consumer (:meth:`gated`), and a call whose retry got the same refusal naming none of its values as
-        the call itself (:func:`gate_message`: "Not signed in.") is retried no further: two values refused
-        alike are the state's answer, which every other value would get too.
-        """
-        pending = [(item, alts, sig) for item, args, used, sig in failed if (alts := self._rebinds(item, args, used))]
-        while pending:
-            batch: list[tuple[Item, dict[str, Any], dict[str, int], list[tuple[dict[str, Any], dict[str, int]]], str | None]] = []
-            for item, alts, sig in pending:
-                if self.gated(item.node, item.tool):
-                    continue
-                while alts and self._may_run(item):
-                    args, used = alts.pop(0)
-                    if self._admit(item, args, used):
-                        batch.append((item, args, used, alts, sig))
-                        break
-            if not batch:
-                return
-            self.counters["rebinds"] = self.counters.get("rebinds", 0) + len(batch)
-            for item, _a, _u, _alts, _sig in batch:
-                self.rebound[self._rebind_key(item)].runs += 1
-            results = self.run_many([(self.nodes[it.node].state, it.tool, a) for it, a, _u, _q, _s in batch], "rebinds")
-            again = {id(it): sig for it, _a, _u, sig in self._record_outcomes([(it, a, u) for it, a, u, _q, _s in batch], results, wave)}
-            pending = [(it, alts, sig) for it, _a, _u, alts, sig in batch
-                       if alts and id(it) in again and (sig is None or again[id(it)] != sig)]
-
-    def _rebind_key(self, item: Item) -> tuple[Any, ...]:
-        """What one rebinding memory covers: a consumer template with what was on offer to it (the provider field
-        and input, and its placement), or with nothing on offer (a probe)."""
-        offered = tuple((p, self.values[v].tool, self.values[v].export) for p, v in item.fixed)
-        return (item.tool, item.template, item.placement, offered)
-
-    def _rebinds(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> list[tuple[dict[str, Any], dict[str, int]]]:
-        """Other bindings for a call that failed, best first: each an input the call filled by the name rule
-        (:meth:`_best_value`) given another observed value that fits that input's name at least as well
-        (:meth:`_equally_named`), one input at a time, never a binding already run, at most
-        :data:`~libra.induction.rebind.REBINDS` over the life of one (consumer, template, offer) memory.
-
-        Why: the name rule takes the best-named value, and observed values of one name often denote different
-        kinds of thing (a listing's ``path`` holds folders and files alike; an ``id`` may be an order's or a
-        draft's). A call that failed with one of them says little about the others: an editor offered a text to
-        find in a file fails for the folder the name rule filled its ``path`` with, and succeeds for the file
-        listed beside it, which is then the test of both values. The value on offer is never varied (it is what
-        the call tests), nor a field of its own record (:meth:`_sibling_value`, deliberately that record's); an
-        input that kept the template's own literal was filled by no rule and has nothing to vary. The rule, shared with contract checking, is :mod:`libra.induction.rebind`'s; the
-        memory is per offer rather than per call so the retries stay bounded however often a pair is offered.
-        Deterministic order: higher total name fit, then inputs in the template's order, each input's values as
-        the name rule ranks them (see :meth:`_equally_named`).
-        """
-        fixed = dict(item.fixed)
-        siblings = self._records(fixed.values())
-        tmpl = self.contracts[item.tool].templates[item.template]
-        named = [p for p, vid in used.items()
-                 if p not in fixed and p in tmpl.arguments and (self.values[vid].call, self.values[vid].record) not in siblings]
-        if not named:
-            return []
-        memory = self.rebound.setdefault(self._rebind_key(item), Rebound())
-        inputs = sorted(args)
-        memory.tried.add(signature(inputs, args))
-        if memory.runs >= REBINDS:
-            return []
-        tool = self.catalog[item.tool]
-        lineage = self._lineage(item.node)
-        taken = set(used.values())
-        candidates: dict[str, list[tuple[float, PoolValue | None, Any]]] = {}
-        for p in named:
-            ran = self.values[used[p]]
-            sim = self._allowed(item.tool, p).get((ran.tool, ran.export))
-            if sim is None:
-                continue
-            alts = self._equally_named(item.tool, tool, p, ran, sim, lineage, taken)
-            if alts:
-                candidates[p] = [(sim, None, args[p])] + alts
-        options = []
-        for i, picks in enumerate(varied_picks(candidates)):
-            if i == 0:
-                continue  # the binding that ran
-            new_args, new_used = dict(args), dict(used)
-            for p, (_sim, pv, val) in picks.items():
-                if pv is not None:
-                    new_args[p], new_used[p] = val, pv.id
-            if _offer_coincides(new_args, new_used, fixed):
-                continue
-            total = round(sum(z[0] for z in picks.values()), 6)
-            options.append(((-total, i), new_args, (new_args, new_used)))
-        return take_untried(memory, inputs, options, REBINDS)
-
-    def _equally_named(self, consumer: str, tool: Tool, param: str, ran: PoolValue, sim: float, lineage: list[Node], taken: set[int],
-                       limit: int = 2 * REBINDS) -> list[tuple[float, PoolValue, Any]]:
-        """Up to ``limit`` observed values on the path other than ``ran`` that fit ``param`` and whose (provider,
-        export) fits its name at least as well (``sim``), as (similarity, value, argument), ranked as
-        :meth:`_best_value` ranks its keys: better name, a tool's value before a sandbox fact, the consumer's own
-        group first, deeper state first, older value first. Values equal to the one that ran are no
-        alternative, nor values another input already takes (``taken``)."""
-        allowed = self._allowed(consumer, param)
-        keys = [k for s, k in self._ranked_keys(consumer, param) if s >= sim]
-        # (as in _best_value: when the path holds fewer keys than qualify, take them from the path's side)
-        if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
-            keys = sorted({k for n in lineage for k in n.by_key if allowed.get(k, -1.0) >= sim}, key=lambda k: (-allowed[k], k))
-        seen = {json.dumps(ran.value, sort_keys=True, default=str)}
-        found: list[tuple[tuple[Any, ...], PoolValue, Any]] = []
-        for key in keys:
-            for n in lineage:
-                for vid in n.by_key.get(key, ()):
-                    pv = self.values[vid]
-                    if vid in taken or not self._meant_for(pv, consumer):
-                        continue
-                    val = self._fits(tool, param, pv.value)
-                    if val is None:
-                        continue
-                    j = json.dumps(val, sort_keys=True, default=str)
-                    if j in seen:
-                        continue
-                    seen.add(j)
-                    found.append(((allowed[key], key[0] != FIXTURE, self._same_group_key(key, tool), n.depth, -pv.id), pv, val))
-        found.sort(key=lambda f: f[0], reverse=True)
-        return [(f[0][0], f[1], f[2]) for f in found[:limit]]
 
     #: Distinct argument sets one value-independent refusal must have refused in a state before the consumer
     #: counts as gated there: one refusal could still be a coincidence of the value, two with different values
@@ -1523,12 +1359,10 @@ class Engine:
             template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
             if template_literal is not _NO_LITERAL and template_literal == args[param]:
                 continue  # the value on offer is the template's own literal: the provider changed nothing
-            placed_here = bool(item.placement) and any(p == param for p, _v in item.fixed)
-            if placed_here:
+            if item.placement:
                 # The control of a placed offer keeps the placement and changes only the value placed, to one no
                 # call made: whether the call needed *that* folder or record, not whether it needed one at all (a
-                # tool that creates missing parents succeeds either way, and is no consumer of the folder). The
-                # other inputs of the call were filled as usual and get the usual control.
+                # tool that creates missing parents succeeds either way, and is no consumer of the folder).
                 placed = self._placed(item.tool, param, item.placement, sentinel_for({"type": "string"}), template_literal)
                 control = (False, placed) if placed is not None and self._fits(tool, param, placed) is not None else None
             else:
@@ -1545,7 +1379,7 @@ class Engine:
             # A free literal (text or number the tool never checked), or a folder offer (any folder would do when
             # the control succeeds too), shows no compatibility when both calls succeed: only provenance can be
             # concluded from such a test (see :meth:`_record_value_test`).
-            free_choice = placed_here or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
+            free_choice = bool(item.placement) or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
             wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
@@ -1893,7 +1727,7 @@ class Engine:
         return dedupe(self.relations.values())
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "rebound", "refusals", "relations", "counters", "started", "inherited")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started", "inherited")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
