@@ -11,6 +11,25 @@ from typing import Annotated, Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
+from libra.runtime.base import State
+
+
+class Counted:
+    """A real runtime whose invocations are counted (what the runtime actually ran, memo hits excluded)."""
+
+    def __init__(self, runtime: Any) -> None:
+        self.runtime = runtime
+        self.invoked = 0
+
+    def fresh(self) -> State:
+        return self.runtime.fresh()
+
+    def invoke(self, state: State, tool: str, args: dict[str, Any]):
+        self.invoked += 1
+        return self.runtime.invoke(state, tool, args)
+
+    def close(self) -> None:
+        self.runtime.close()
 
 
 class Shop:

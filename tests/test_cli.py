@@ -69,11 +69,13 @@ def test_bad_build_options_are_one_line(tmp_path):
 def test_build_budgets_are_options(tmp_path):
     # A full BFCL build executes about 33,000 calls; the budget stops it after the wave that crosses 300.
     path = tmp_path / "small.json"
-    out = run("build", "bfcl", "--out", str(path), "--max-calls", "300", "--max-depth", "1", "--quiet")
+    out = run("build", "bfcl", "--out", str(path), "--max-calls", "300", "--max-depth", "1", "--max-retry-calls", "7", "--quiet")
     assert out.returncode == 0, out.stderr
     lib = json.loads(path.read_text())
     assert lib["meta"]["config"]["max_calls"] == 300 and lib["meta"]["config"]["max_depth"] == 1
+    assert lib["meta"]["config"]["max_retry_calls"] == 7
     assert 300 <= lib["stats"]["engine"]["executed_calls"] < 5000
+    assert lib["stats"]["engine"]["calls_retries"] <= 7  # the retries' own budget, on top of --max-calls
 
 
 def test_show_and_explain_a_library(tmp_path):

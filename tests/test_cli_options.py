@@ -85,6 +85,7 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("build", "--credit", CHOICE),
     ("build", "--max-calls", POSITIVE_INT),
     ("build", "--max-depth", NON_NEGATIVE_INT),
+    ("build", "--max-retry-calls", NON_NEGATIVE_INT),
     ("build", "--tools", ["", "nope_module_xyz", "tests.fixtures.shop_tools:Nope", "{file}", "{missing}"]),
     ("build", "--config", ["{missing}", "{dir}", "{file}"]),
     ("show", "library", LIBRARY),

@@ -13,7 +13,11 @@ from . import cli_options as opts
 from ._io import atomic_write_json
 from .cli import app, console
 from .errors import ConfigError
-from .induction.defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
+from .induction.defaults import (
+    DEFAULT_MAX_CALLS,
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_RETRY_SHARE,
+)
 
 
 def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
@@ -105,6 +109,7 @@ def build_cmd(
     credit: str = opts.credit_option(),
     max_calls: Optional[int] = opts.max_calls_option(f"budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: {DEFAULT_MAX_CALLS:,})"),
     max_depth: Optional[int] = opts.max_depth_option(f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"),
+    max_retry_calls: Optional[int] = opts.max_retry_calls_option(f"budget: tool invocations that retries of failed calls with other equally named values may execute, on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
@@ -118,7 +123,7 @@ def build_cmd(
     bench = _build_target(benchmark, tools, config)
     v = _with_project_options(ctx, config)
     prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
-    budgets = {k: v[k] for k in ("max_calls", "max_depth") if v[k] is not None}
+    budgets = {k: v[k] for k in ("max_calls", "max_depth", "max_retry_calls") if v[k] is not None}
     build_config = BuildConfig(tau=v["tau"], credit=v["credit"], **budgets)
     build_opts = BuildOptions(proposer=prop, workers=v["workers"], executor=v["executor"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
     lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))

@@ -350,6 +350,10 @@ def max_depth_option(help: str) -> Any:
     return _opt(None, "--max-depth", non_negative_int, help)
 
 
+def max_retry_calls_option(help: str) -> Any:
+    return _opt(None, "--max-retry-calls", non_negative_int, help)
+
+
 def transport_option() -> Any:
     return _opt("stdio", "--transport", one_of(TRANSPORTS), "stdio (default: the client starts the server) or http (Streamable HTTP at /mcp)")
 

@@ -5,13 +5,20 @@ What it exercises, each a generic rule:
 
 - ``list_entries`` returns folders and files alike, each as a ``path`` (with its ``kind`` beside it), folders
   first as a file browser sorts them. A folder's path fits ``read_file``'s and ``edit_file``'s ``path`` exactly as
-  well as a file's does, and both refuse a folder. Contract checking binds the best-named value it has seen, the
-  folder; a failed run with one value of a name says little about the other values of that name, so checking
-  tries the next equally named one, the file (``contracts.check._Checker._rebinds``).
+  well as a file's does, and both refuse a folder. Both walks of the sandbox fill an input with the best-named
+  value they have seen, the folder; a failed call with one value of a name says little about the other values of
+  that name, so each retries the next equally named one, the file (``libra.induction.rebind``: contract checking's
+  ``_Checker._rebinds``, the exploration's ``Engine._rebinds``).
 - Only a run with a file shows what else is wrong with an edit: its invented ``old_text`` is not in the file, and
   the refusal says it "could not find" it, so that leaf becomes a reference (``offline.missing_references``) and
-  the text a file was written with is offered there. With the folder alone neither the reader nor the editor is
-  seen succeeding in checking, the editor never succeeds at all, and ``write_file -> edit_file`` is never found.
+  the text a file was written with, or the text the reader returned, is offered there. With the folder alone
+  neither the reader nor the editor is seen succeeding in checking, the editor never succeeds at all, and
+  ``write_file -> edit_file`` is never found. In the exploration, the text offered to the edit's leaf comes with
+  a ``path`` filled by the name rule, the folder first: only the retry with the listed file makes the edit
+  succeed, and so tests the listing's path (``list_entries -> edit_file``) and the reader's text
+  (``read_file -> edit_file``).
+- The path of an edit whose text was offered as a leaf is tested like any other input: its control replaces the
+  path, not the leaf (``write_file -> edit_file``, ``path -> path``).
 - ``make_folder`` creates a folder, which neither reader nor editor takes: no relation from it to them.
 """
 
@@ -112,11 +119,16 @@ def write_file(path: str, text: str) -> dict:
 
 
 DESIGNED = [
-    # The listing reveals the file beside the folder; a written file is there too: both are read by their path.
+    # The listing reveals the file beside the folder; a written file is there too: both are read, and edited, by
+    # their path.
     ("folders.list_entries", "folders.read_file", VALUE, "path", "path"),
     ("folders.write_file", "folders.read_file", VALUE, "path", "path"),
-    # An edit replaces a piece of the text a file was written with, and needs the file written.
+    ("folders.list_entries", "folders.edit_file", VALUE, "path", "path"),
+    ("folders.write_file", "folders.edit_file", VALUE, "path", "path"),
+    # An edit replaces a piece of the file's current text: the text the file was written with, or the text the
+    # reader returned. It needs the file written.
     ("folders.write_file", "folders.edit_file", VALUE, "text", "edits"),
+    ("folders.read_file", "folders.edit_file", VALUE, None, "edits"),
     ("folders.write_file", "folders.edit_file", "state", None, None),
 ]
 
@@ -124,6 +136,9 @@ EXCLUDED = [
     # A folder is neither read nor edited: no relation from the tool that creates one.
     ("folders.make_folder", "folders.read_file", None, None, None),
     ("folders.make_folder", "folders.edit_file", None, None, None),
+    # An edit's path names the file, never a piece of text; whether an entry is a folder or a file feeds nothing.
+    (None, "folders.edit_file", None, "text", "path"),
+    ("folders.list_entries", None, None, "kind", None),
     # A new folder's or file's path is the caller's to choose.
     (None, "folders.make_folder", None, None, "path"),
     (None, "folders.write_file", None, None, "path"),

@@ -24,6 +24,7 @@ from ..catalog import Catalog, Tool
 from ..errors import ConfigError
 from ..induction.memo import MemoKey, MemoStore, memo_key
 from ..induction.nodes import Node, child, lineage
+from ..induction.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
 from .text_values import is_empty_text
@@ -200,8 +201,6 @@ def _name_score(name: str, refers_to: str, export: str, description: str) -> flo
 MIN_SCORE = 0.5
 #: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
 RETRY_STATES = 4
-#: How many other equally fitting bindings a failed template is re-run with (:meth:`_Checker._rebinds`).
-REBINDS = 2
 #: Pool values that are sandbox fixtures (facts the runtime's operator knows) carry this tool name and node.
 FIXTURE = "fixture"
 FIXTURE_NODE = -1
@@ -333,21 +332,6 @@ def empty_text_output(output: Any) -> bool:
     return isinstance(output, str) and (not output.strip() or is_empty_text(output))
 
 
-@dataclass
-class _Rebound:
-    """What :meth:`_Checker._rebinds` remembers of one template: the observation values run with, the retries
-    spent, and how many nodes existed at its last look (no new node, no new value to try)."""
-
-    tried: set[str] = field(default_factory=set)
-    runs: int = 0
-    nodes: int = -1
-
-
-def _signature(observations: list[str], args: dict[str, Any]) -> str:
-    """The values a call passed to a template's observations, as one comparable string."""
-    return json.dumps([args.get(p) for p in observations], sort_keys=True, default=str)
-
-
 class _Checker:
     def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
                  fixtures: dict[str, Any] | None = None, memo: MemoStore | None = None) -> None:
@@ -371,7 +355,7 @@ class _Checker:
         self.keys: dict[MemoKey, None] = {}  # every call's memo key, in order
         self.revised: set[str] = set()  # tools a revision changed
         # Per (tool, template): the bindings run and the retries spent on other equally fitting values (_rebinds).
-        self.rebound: dict[tuple[str, str], _Rebound] = {}
+        self.rebound: dict[tuple[str, str], Rebound] = {}
         # Sandbox fixtures are in every pool, from the fresh state on (they hold in it by definition).
         self.fixtures = [PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())]
 
@@ -497,14 +481,15 @@ class _Checker:
         appear in later passes (a file another tool wrote) count too, so the outcome does not hinge on which
         tool happened to run first. Deterministic order: higher total fit, then bases as binding ranks them
         (shallowest, then oldest), within a base the best values, then one input at a time varied over its
-        other values, oldest first.
+        other values, oldest first. The rule is :mod:`libra.induction.rebind`'s, shared with the exploration
+        (:meth:`libra.induction.engine.Engine._rebinds`); this method supplies checking's pool and name score.
         """
         obs = template.observations
         binds0 = check.bindings or {}
         if not obs or any("score" not in binds0.get(p, {}) for p in obs) or check.arguments is None:
             return []
         memory = self._rebound(tool, template)
-        memory.tried.add(_signature(obs, check.arguments))
+        memory.tried.add(signature(obs, check.arguments))
         if memory.runs >= REBINDS or memory.nodes == len(self.nodes):
             return []
         # Bases looked at before offered every value they hold (or the retries ran out): only new ones can add.
@@ -512,7 +497,7 @@ class _Checker:
         memory.nodes = len(self.nodes)
         want = {p: binds0[p]["score"] for p in obs}
         literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
-        ranked: list[tuple[tuple[float, int, int, int], int | None, dict[str, Any], dict[str, dict[str, Any]]]] = []
+        ranked: list[tuple[tuple[float, int, int, int], dict[str, Any], tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]]]] = []
         for node in bases:
             scored = self._scored(tool, template, self._pool(node))
             if scored is None:
@@ -520,27 +505,17 @@ class _Checker:
             fit = {p: sorted((z for z in sc if round(z[0], 3) >= want[p]), key=lambda z: (-z[0], -z[1], z[2].id)) for p, sc in scored.items()}
             if not all(fit.values()):
                 continue
-            first = {p: f[0] for p, f in fit.items()}
-            choices = [first] + [{**first, p: z} for p in obs for z in fit[p][1:]]
             where = (0, 0) if node is None else (node.depth, node.id)
-            for i, picks in enumerate(choices):
+            for i, picks in enumerate(varied_picks({p: fit[p] for p in obs})):
                 total = round(sum(z[0] for z in picks.values()), 3)
-                ranked.append(((-total, *where, i), node.id if node is not None else None, *self._fill(literal_args, picks)))
-        out = []
-        for _key, parent, args, binds in sorted(ranked, key=lambda r: r[0]):
-            sig = _signature(obs, args)
-            if sig in memory.tried:
-                continue
-            memory.tried.add(sig)
-            out.append((parent, args, binds))
-            if memory.runs + len(out) >= REBINDS:
-                break
-        return out
+                args, binds = self._fill(literal_args, picks)
+                ranked.append(((-total, *where, i), args, (node.id if node is not None else None, args, binds)))
+        return take_untried(memory, obs, ranked, REBINDS)
 
-    def _rebound(self, tool: Tool, template: Template) -> _Rebound:
+    def _rebound(self, tool: Tool, template: Template) -> Rebound:
         """The rebinding memory of one template (a template a revision rewrote starts afresh)."""
         key = (tool.name, json.dumps(template.to_dict(), sort_keys=True, default=str))
-        return self.rebound.setdefault(key, _Rebound())
+        return self.rebound.setdefault(key, Rebound())
 
     def _retry_rebound(self, tool: Tool, template: Template, check: TemplateCheck) -> int:
         """Run a success template whose bound run failed with the next values that fit it as well

@@ -355,7 +355,7 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]
-        succeeded = {c.tool for c in engine.calls} | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
+        succeeded = {c.tool for c in engine.calls} | engine.retry.succeeded | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
         stats["health"] = health_summary(
             runnable,
             succeeded,

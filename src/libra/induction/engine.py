@@ -28,7 +28,9 @@ Cost control, all without changing what a test would conclude:
   counts as the exploration's own first call of it: :meth:`Engine.run_many`);
 - a relation already kept is never tested again, and each (provider field, consumer input) pair is tested at most
   ``tests_per_pair`` times;
-- calls run in waves through ``invoke_many`` so an isolated runtime keeps every worker busy.
+- calls run in waves through ``invoke_many`` so an isolated runtime keeps every worker busy;
+- a failed call is retried with other equally named values on a budget and books of its own (:mod:`.retries`),
+  so the retries never take calls from the exploration and only add relations.
 
 The engine checkpoints between waves; a killed build resumes from the checkpoint and, because the exploration
 order is deterministic, ends with the same library.
@@ -44,9 +46,11 @@ import pickle
 import re
 import random
 import zlib
+from collections import ChainMap
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import jsonschema
 
@@ -63,10 +67,12 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
+from .rebind import REBINDS, Rebound, signature, take_untried, varied_picks
+from .retries import RetryLedger, retry_budget
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 26  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 27  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
@@ -82,6 +88,9 @@ class BuildConfig:
     max_calls_per_tool: int = 400  # candidate-binding work items executed per tool
     max_probes_per_tool: int = 300  # unbound probes (a template re-run from a new state) executed per tool
     max_calls: int = DEFAULT_MAX_CALLS  # executed invocations in total (memo hits are free)
+    # Executed invocations the retries of failed calls may add, on top of max_calls (None: a share of it, see
+    # libra.induction.retries.retry_budget; 0: no retries, the exploration alone).
+    max_retry_calls: int | None = None
     max_depth: int = DEFAULT_MAX_DEPTH  # longest chain of state-changing calls from the fresh state
     sweeps_per_tool: int = 8  # state-changing calls per provider and depth that get the full before/after sweep
     # ...of which this many also sweep the tools of other groups; the rest sweep the provider's own group. In a
@@ -162,6 +171,8 @@ class Wave:
     parent_tests: list[tuple[int, CallInfo]] = field(default_factory=list)  # (creator call, success after it)
     sweeps: list[SweepTest] = field(default_factory=list)
     new_items: list[Item] = field(default_factory=list)
+    # successes of placed offers whose other inputs get their control on the side books (Engine._run_aside)
+    placed: list[tuple[Item, dict[str, Any], dict[str, int], dict[str, Any]]] = field(default_factory=list)
 
 
 _NO_LITERAL = object()  # the template gives the input no literal
@@ -558,6 +569,9 @@ class Engine:
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
         self.pair_offers: dict[tuple[str, str, str, str], int] = {}
         self.state_offers: dict[tuple[str, str, str], int] = {}
+        # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
+        self.retry = RetryLedger()
+        self._retrying = False  # True while a wave's retries run (see _aside), never checkpointed
         # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
         self.refusals: dict[tuple[int, str], dict[str, set[str]]] = {}
         self.relations: dict[tuple, Relation] = {}
@@ -573,6 +587,7 @@ class Engine:
             "inconclusive_tests": 0,
             "waves": 0,
         }
+        self.counters.update(self.retry.stats(()))  # the retries' figures, kept current by _run_aside
         self.started = False
         self.elapsed_before_resume = 0.0
         self._out: _CallsOut | None = None  # the current wave's stream of calls (see run_many), never checkpointed
@@ -611,34 +626,51 @@ class Engine:
         """Invoke with memoisation; unique new calls go to the runtime in one batch.
 
         ``purpose`` (one for all calls, or one per call) says what the budget was spent on -- offers, probes,
-        controls, sweeps -- so a build's statistics show where its calls went."""
+        controls, sweeps -- so a build's statistics show where its calls went. While retries run (:meth:`_aside`)
+        every memoised call is free and the calls executed are the retries' (:attr:`RetryLedger.made`)."""
         keys = [_key(s, t, a) for s, t, a in calls]
         todo: dict[tuple[str, str, str], tuple[State, str, dict[str, Any]]] = {}
         purposes = [purpose] * len(calls) if isinstance(purpose, str) else list(purpose)
         known = self.memo.get_many(keys)
         for k, c, why in zip(keys, calls, purposes):
-            if k in known and k not in self.inherited:
+            if k in known and (self._retrying or not self._owed(k)):
                 self.counters["memo_hits"] += 1
             elif k not in todo:
                 todo[k] = c
                 self.counters[f"calls_{why}"] = self.counters.get(f"calls_{why}", 0) + 1
-        # A call contract checking already made is answered by checking's record, not run again, yet it counts
-        # as the exploration's own first call of it (budgets, the executed total): what the exploration explores
-        # does not depend on what checking happened to run, only its runtime work is saved.
-        reused = [k for k in todo if k in self.inherited]
-        if reused:
-            self.inherited.difference_update(reused)
-            self.counters["executed_calls"] += len(reused)
-            self.counters["calls_from_checking"] += len(reused)
-            for k in reused:
-                del todo[k]
+        if not self._retrying:
+            self._take_over(todo)
         pending = list(todo.items())
         if pending:
             calls_out = self._calls_out()
             done = self._run_streamed(pending, calls_out) if calls_out is not None else self._run_chunked(pending)
             for (k, _c), rec, light in done:
                 known[k] = (rec, light)
+            if self._retrying:
+                self.retry.made.update(k for k, _c in pending)
         return [known[k] for k in keys]
+
+    def _owed(self, key: MemoKey) -> bool:
+        """Whether a memoised call is one the exploration has not made itself: contract checking or a retry made
+        it first. Such a call is still the exploration's own first call of it (see :meth:`_take_over`)."""
+        return key in self.inherited or key in self.retry.made
+
+    def _take_over(self, todo: dict[MemoKey, Any]) -> None:
+        """Take the exploration's calls that contract checking or a retry already made from the memo instead of
+        running them again (removed from ``todo``), counted as the exploration's own first calls of them (budgets,
+        the executed total): what the exploration explores does not depend on what checking or the retries
+        happened to run, only their runtime work is saved."""
+        reused = [k for k in todo if k in self.inherited]
+        if reused:
+            self.inherited.difference_update(reused)
+            self.counters["calls_from_checking"] += len(reused)
+        retried = [k for k in todo if k in self.retry.made]
+        if retried:
+            self.retry.made.difference_update(retried)
+            self.counters["calls_from_retries"] = self.counters.get("calls_from_retries", 0) + len(retried)
+        for k in reused + retried:
+            del todo[k]
+        self.counters["executed_calls"] += len(reused) + len(retried)
 
     def _calls_out(self) -> _CallsOut | None:
         """The wave's stream of calls to the runtime, opened on first use (None: the runtime has no stream)."""
@@ -664,8 +696,9 @@ class Engine:
 
         Why it changes nothing: a call submitted here is one :meth:`run_many` would run (not memoised, not made by
         contract checking, not submitted already), nothing memoises calls between the planning and the tests of a
-        wave, and :meth:`run_many` takes the result when its turn comes, counting, memoising and ordering
-        everything exactly as without the prefetch. A call's result depends on its own state and arguments only.
+        wave (its retries run after its tests), and :meth:`run_many` takes the result when its turn comes,
+        counting, memoising and ordering everything exactly as without the prefetch. A call's result depends on
+        its own state and arguments only.
         """
         out = self._calls_out()
         if out is None:
@@ -1205,8 +1238,9 @@ class Engine:
         """Run one wave; False when the worklist is empty or the budget is spent.
 
         A wave has named phases: select the work items (:meth:`_select_wave`), execute them in one batch, then for
-        every success (:meth:`_on_success`) plan its tests and record the values it produced, and finally run the
-        controls and state tests in batches and record what the judges keep (:meth:`_run_tests`).
+        every success (:meth:`_on_success`) plan its tests and record the values it produced, then run the
+        controls and state tests in batches and record what the judges keep (:meth:`_run_tests`), and finally,
+        on books of their own, retry the failures with other equally named values (:meth:`_run_aside`).
         """
         cfg = self.config
         if not self._pending() or self.counters["executed_calls"] >= cfg.max_calls:
@@ -1220,14 +1254,9 @@ class Engine:
         first_call = len(self.calls)
         try:
             results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
-            for (item, args, used), (rec, new_state) in zip(batch, results):
-                if classify(self.contracts[item.tool], rec) == "success":
-                    marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
-                    self._on_success(item, args, used, rec, new_state, wave)
-                    self._prefetch(self._test_calls(wave, *marks))
-                elif item.fixed:
-                    self._note_refusal(item, args, rec)
+            failed = self._record_outcomes(batch, results, wave)
             self._run_tests(wave)
+            self._run_aside(wave, failed)
         finally:
             self._close_calls()
         # The wave's records go back to the memo store: the call log keeps what a call was, not what it returned
@@ -1246,32 +1275,270 @@ class Engine:
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
-            budget, limit = (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
-            if item.number_offer or item.placement:
-                budget, limit = self.per_tool_numbers, cfg.number_offers_per_tool
-            # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
-            # tests early still gets them: the states that need them are often reached late.
-            if budget.get(item.tool, 0) >= limit and not item.state_test:
-                continue
-            if item.fixed and self.gated(item.node, item.tool):
-                self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
+            if not self._may_run(item):
                 continue
             bound = self.bind(item)
             if bound is None:
                 continue
             args, used = bound
-            call_key = _key(self.nodes[item.node].state, item.tool, args)
-            # The same call credited to different providers is a different test (its outcome is memoised, so
-            # only the credit is new); the same call with the same credit is a repeat.
-            credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
-            key = hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
-            if key in self.seen_items:
-                continue
-            self.seen_items.add(key)
-            if call_key not in self.memo or call_key in self.inherited:  # budgets bound execution; a memoised repeat costs nothing
-                budget[item.tool] = budget.get(item.tool, 0) + 1
-            batch.append((item, args, used))
+            if self._admit(item, args, used):
+                batch.append((item, args, used))
         return batch
+
+    def _budget(self, item: Item) -> tuple[dict[str, int], int]:
+        """The per-tool budget an item's calls are charged to, and its limit."""
+        cfg = self.config
+        if item.number_offer or item.placement:
+            return self.per_tool_numbers, cfg.number_offers_per_tool
+        return (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+
+    def _may_run(self, item: Item) -> bool:
+        """Whether an item may still run: its tool's budget is not spent and, for an offer, its state is not gated."""
+        budget, limit = self._budget(item)
+        # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
+        # tests early still gets them: the states that need them are often reached late.
+        if budget.get(item.tool, 0) >= limit and not item.state_test:
+            return False
+        if item.fixed and self.gated(item.node, item.tool):
+            self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
+            return False
+        return True
+
+    def _admit(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> bool:
+        """Whether a bound call is new, charging its tool's budget when it will run; False for a repeat.
+
+        The same call credited to different providers is a different test (its outcome is memoised, so only the
+        credit is new); the same call with the same credit is a repeat. Budgets bound execution: a memoised
+        repeat costs nothing.
+        """
+        call_key, key = self._item_key(item, args, used)
+        if key in self.seen_items:
+            return False
+        self.seen_items.add(key)
+        if call_key not in self.memo or self._owed(call_key):
+            budget, _limit = self._budget(item)
+            budget[item.tool] = budget.get(item.tool, 0) + 1
+        return True
+
+    def _item_key(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> tuple[MemoKey, bytes]:
+        """A bound call's memo key, and a 128-bit digest of (state, tool, arguments, credit) that tells a repeat."""
+        call_key = _key(self.nodes[item.node].state, item.tool, args)
+        credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
+        return call_key, hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
+
+    def _record_outcomes(self, batch: Sequence[tuple[Item, dict[str, Any], dict[str, int]]], results: Sequence[tuple[dict[str, Any], State]],
+                         wave: Wave) -> list[tuple[Item, dict[str, Any], dict[str, int], str | None]]:
+        """Plan what each success asks for (:meth:`_on_success`) and note each refusal; returns the calls that
+        failed, in batch order, each with its value-independent refusal (:func:`gate_message`) or None."""
+        failed = []
+        for (item, args, used), (rec, new_state) in zip(batch, results):
+            outcome = classify(self.contracts[item.tool], rec)
+            if outcome == "success":
+                marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
+                self._on_success(item, args, used, rec, new_state, wave)
+                self._prefetch(self._test_calls(wave, *marks))
+                continue
+            if item.fixed:
+                self._note_refusal(item, args, rec)
+            if outcome == "failure":
+                failed.append((item, args, used, gate_message(rejection_message(rec), args)))
+        return failed
+
+    # ---------------------------------------------------------- phase 4: retry failures with equally named values
+    def _run_aside(self, wave: Wave, failed: Sequence[tuple[Item, dict[str, Any], dict[str, int], str | None]]) -> None:
+        """Tests the exploration's own books leave out, run on books of their own: retry each failed call of the
+        wave with the next bindings :meth:`_rebinds` gives, one at a time, until one succeeds or they run out, and
+        test each success as the exploration tests its own (a control per upstream value it used, and the free
+        state test against the parent state); and give the other inputs of each placed offer's success (the
+        ``path`` beside an edit's placed text) the usual control (see :meth:`_plan_controls`).
+
+        Why retries: a value refused for its form (a folder where an editor wants a file) says nothing about
+        whether the call needed the provider's value, and trying the next equally named value is how a user would
+        fix the call (:mod:`.rebind`). A retry's success is tested, not explored: its values and the state it
+        leads to join no pool and queue no work, so what the exploration does next never depends on it.
+
+        Why books of their own (:meth:`_aside`, :mod:`.retries`): charged to the exploration's budgets, retries
+        take calls from offers, and on a large catalog crowd out more relations than they add. So they have their
+        own budget of executed calls (:func:`~libra.induction.retries.retry_budget`, on top of ``max_calls``),
+        their own tested pairs and items, their relations kept apart: the exploration runs exactly the calls it
+        runs without them, and they only add relations.
+
+        Retries run in rounds: every call's first retry in one batch, the second retry of those that failed again
+        in the next, so a call whose first retry succeeds spends no more. No retry runs in a state gated for the
+        consumer (:meth:`gated`), and a call whose retry got the same refusal naming none of its values as the
+        call itself (:func:`gate_message`: "Not signed in.") is retried no further: two values refused alike are
+        the state's answer, which every other value would get too.
+        """
+        budget = retry_budget(self.config.max_calls, self.config.max_retry_calls)
+        if (failed or wave.placed) and self.retry.counters["executed_calls"] < budget:
+            with self._aside():
+                if wave.placed:
+                    tests = Wave()
+                    for item, args, used, rec in wave.placed:
+                        offered = {p for p, _v in item.fixed}
+                        self._plan_controls(item, args, {p: v for p, v in used.items() if p not in offered}, rec, tests, aside=True)
+                    self._run_within(tests, budget)
+                pending = [(item, alts, sig) for item, args, used, sig in failed if (alts := self._rebinds(item, args, used))]
+                while pending and (room := budget - self.retry.counters["executed_calls"]) > 0:
+                    pending = self._retry_round(pending, room, budget)
+        self.counters.update(self.retry.stats(self.relations))
+
+    def _retry_round(self, pending: list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]], room: int,
+                     budget: int) -> list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]]:
+        """One round of retries (at most ``room`` calls, each call's next binding) and the tests of its successes
+        (within what is left of ``budget``); returns the calls to retry again."""
+        batch: list[tuple[Item, dict[str, Any], dict[str, int], list[tuple[dict[str, Any], dict[str, int]]], str | None]] = []
+        for item, alts, sig in pending:
+            if len(batch) >= room:
+                break
+            if self.gated(item.node, item.tool):
+                continue
+            while alts:
+                args, used = alts.pop(0)
+                _call_key, key = self._item_key(item, args, used)
+                if key not in self.retry.seen:
+                    self.retry.seen.add(key)
+                    batch.append((item, args, used, alts, sig))
+                    break
+        if not batch:
+            return []
+        self.counters["retries"] += len(batch)
+        for item, _a, _u, _alts, _sig in batch:
+            self.retry.rebound[self._rebind_key(item)].runs += 1
+        results = self.run_many([(self.nodes[it.node].state, it.tool, a) for it, a, _u, _q, _s in batch], "retries")
+        tests = Wave()
+        again = []
+        for (item, args, used, alts, sig), (rec, _state) in zip(batch, results):
+            outcome = classify(self.contracts[item.tool], rec)
+            if outcome == "success":
+                self.counters["successes"] += 1
+                self.retry.succeeded.add(item.tool)
+                self._plan_parent_test(item, args, rec, tests)
+                self._plan_controls(item, args, used, rec, tests, aside=True)
+            elif outcome == "failure" and alts and (sig is None or gate_message(rejection_message(rec), args) != sig):
+                again.append((item, alts, sig))
+        self._run_within(tests, budget)
+        return again
+
+    def _run_within(self, tests: Wave, budget: int) -> None:
+        """Run side tests (:meth:`_run_tests`) that fit in what is left of the side books' ``budget``: each
+        control may take a second call (the state before a re-stated value's provider), so the tests kept are the
+        first whose calls could not exceed it, however many of them turn out memoised."""
+        room = max(0, budget - self.retry.counters["executed_calls"])
+        tests.controls = tests.controls[: room // 2]
+        tests.parent_tests = tests.parent_tests[: room - 2 * len(tests.controls)]
+        if tests.controls or tests.parent_tests:
+            self._run_tests(tests)
+
+    @contextmanager
+    def _aside(self) -> Iterator[None]:
+        """Run the retries on their own books (:class:`~libra.induction.retries.RetryLedger`): the relations they
+        keep, the pairs they test and everything they count go there, and the calls they execute are theirs
+        (:meth:`run_many`). The exploration's relations are looked up too (no retry tests a relation already
+        known) but never written, so nothing the exploration decides later differs for the retries."""
+        books = (self.relations, self.pair_tests, self.counters)
+        self.relations = ChainMap(self.retry.relations, books[0])  # type: ignore[assignment]
+        self.pair_tests = self.retry.pair_tests
+        self.counters = self.retry.counters
+        self._retrying = True
+        try:
+            yield
+        finally:
+            self.relations, self.pair_tests, self.counters = books
+            self._retrying = False
+
+    def _rebind_key(self, item: Item) -> tuple[Any, ...]:
+        """What one rebinding memory covers: a consumer template with what was on offer to it (the provider field
+        and input, and its placement), or with nothing on offer (a probe)."""
+        offered = tuple((p, self.values[v].tool, self.values[v].export) for p, v in item.fixed)
+        return (item.tool, item.template, item.placement, offered)
+
+    def _rebinds(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> list[tuple[dict[str, Any], dict[str, int]]]:
+        """Other bindings for a call that failed, best first: each an input the call filled by the name rule
+        (:meth:`_best_value`) given another observed value that fits that input's name at least as well
+        (:meth:`_equally_named`), one input at a time, never a binding already run, at most
+        :data:`~libra.induction.rebind.REBINDS` over the life of one (consumer, template, offer) memory.
+
+        Why: the name rule takes the best-named value, and observed values of one name often denote different
+        kinds of thing (a listing's ``path`` holds folders and files alike; an ``id`` may be an order's or a
+        draft's). A call that failed with one of them says little about the others: an editor offered a text to
+        find in a file fails for the folder the name rule filled its ``path`` with, and succeeds for the file
+        listed beside it, which is then the test of both values. The value on offer is never varied (it is what
+        the call tests), nor a field of its own record (:meth:`_sibling_value`, deliberately that record's); an
+        input that kept the template's own literal was filled by no rule and has nothing to vary. The rule, shared
+        with contract checking, is :mod:`libra.induction.rebind`'s; the memory is per offer rather than per call so
+        the retries stay bounded however often a pair is offered.
+        Deterministic order: higher total name fit, then inputs in the template's order, each input's values as
+        the name rule ranks them (see :meth:`_equally_named`).
+        """
+        fixed = dict(item.fixed)
+        siblings = self._records(fixed.values())
+        tmpl = self.contracts[item.tool].templates[item.template]
+        named = [p for p, vid in used.items()
+                 if p not in fixed and p in tmpl.arguments and (self.values[vid].call, self.values[vid].record) not in siblings]
+        if not named:
+            return []
+        memory = self.retry.rebound.setdefault(self._rebind_key(item), Rebound())
+        if memory.runs >= REBINDS:
+            return []  # (and nothing more to remember: a large build fails hundreds of thousands of calls)
+        inputs = sorted(args)
+        memory.tried.add(signature(inputs, args))
+        tool = self.catalog[item.tool]
+        lineage = self._lineage(item.node)
+        taken = set(used.values())
+        candidates: dict[str, list[tuple[float, PoolValue | None, Any]]] = {}
+        for p in named:
+            ran = self.values[used[p]]
+            sim = self._allowed(item.tool, p).get((ran.tool, ran.export))
+            if sim is None:
+                continue
+            alts = self._equally_named(item.tool, tool, p, ran, sim, lineage, taken)
+            if alts:
+                candidates[p] = [(sim, None, args[p])] + alts
+        options = []
+        for i, picks in enumerate(varied_picks(candidates)):
+            if i == 0:
+                continue  # the binding that ran
+            new_args, new_used = dict(args), dict(used)
+            for p, (_sim, pv, val) in picks.items():
+                if pv is not None:
+                    new_args[p], new_used[p] = val, pv.id
+            if _offer_coincides(new_args, new_used, fixed):
+                continue
+            total = round(sum(z[0] for z in picks.values()), 6)
+            options.append(((-total, i), new_args, (new_args, new_used)))
+        return take_untried(memory, inputs, options, REBINDS)
+
+    def _equally_named(self, consumer: str, tool: Tool, param: str, ran: PoolValue, sim: float, lineage: list[Node], taken: set[int],
+                       limit: int = 2 * REBINDS) -> list[tuple[float, PoolValue, Any]]:
+        """Up to ``limit`` observed values on the path other than ``ran`` that fit ``param`` and whose (provider,
+        export) fits its name at least as well (``sim``), as (similarity, value, argument), ranked as
+        :meth:`_best_value` ranks its keys: better name, a tool's value before a sandbox fact, the consumer's own
+        group first, deeper state first, older value first. Values equal to the one that ran are no
+        alternative, nor values another input already takes (``taken``)."""
+        allowed = self._allowed(consumer, param)
+        keys = [k for s, k in self._ranked_keys(consumer, param) if s >= sim]
+        # (as in _best_value: when the path holds fewer keys than qualify, take them from the path's side)
+        if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
+            keys = sorted({k for n in lineage for k in n.by_key if allowed.get(k, -1.0) >= sim}, key=lambda k: (-allowed[k], k))
+        seen = {json.dumps(ran.value, sort_keys=True, default=str)}
+        found: list[tuple[tuple[Any, ...], PoolValue, Any]] = []
+        for key in keys:
+            for n in lineage:
+                for vid in n.by_key.get(key, ()):
+                    pv = self.values[vid]
+                    if vid in taken or not self._meant_for(pv, consumer):
+                        continue
+                    val = self._fits(tool, param, pv.value)
+                    if val is None:
+                        continue
+                    j = json.dumps(val, sort_keys=True, default=str)
+                    if j in seen:
+                        continue
+                    seen.add(j)
+                    found.append(((allowed[key], key[0] != FIXTURE, self._same_group_key(key, tool), n.depth, -pv.id), pv, val))
+        found.sort(key=lambda f: f[0], reverse=True)
+        return [(f[0][0], f[1], f[2]) for f in found[:limit]]
 
     #: Distinct argument sets one value-independent refusal must have refused in a state before the consumer
     #: counts as gated there: one refusal could still be a coincidence of the value, two with different values
@@ -1316,13 +1583,10 @@ class Engine:
         node = self.nodes[item.node]
         call_id = len(self.calls)
         self.calls.append(CallInfo(item.node, item.tool, args, rec, tuple(sorted({self.values[v].call for v in used.values() if self.values[v].call >= 0}))))
-        # Every success reached after a state change is also a state test for free: the same call from the parent
-        # state (memoised, usually already run) tells whether the change that created this state enabled it.
-        if node.parent is not None and node.creator >= 0:
-            creator = self.calls[node.creator].tool
-            if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
-                wave.parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
+        self._plan_parent_test(item, args, rec, wave)
         self._plan_controls(item, args, used, rec, wave)
+        if item.placement and len(used) > len(item.fixed):
+            wave.placed.append((item, args, used, rec))
         changed = new_state.fingerprint != node.state.fingerprint
         if changed:
             # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
@@ -1337,12 +1601,29 @@ class Engine:
         if changed:
             self._plan_sweeps(item, node, target, call_id, wave)
 
-    def _plan_controls(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], wave: "Wave") -> None:
+    def _plan_parent_test(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: Wave) -> None:
+        """Every success reached after a state change is also a state test for free: the same call from the parent
+        state (memoised, usually already run) tells whether the change that created this state enabled it."""
+        node = self.nodes[item.node]
+        if node.parent is not None and node.creator >= 0:
+            creator = self.calls[node.creator].tool
+            if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
+                wave.parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
+
+    def _plan_controls(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], wave: "Wave", aside: bool = False) -> None:
         """One counterfactual control per upstream value the success used (Algorithm 1, lines 17-19), each pair at
-        most ``tests_per_pair`` times. An input with no valid control is an inconclusive test, counted, not run."""
+        most ``tests_per_pair`` times. An input with no valid control is an inconclusive test, counted, not run.
+
+        Which controls keep a placed offer's placement: on the exploration's own books, every input's (the rule it
+        has always run, kept so that its calls stay what they were; an input other than the placed one seldom has
+        such a control, and its test is inconclusive there); on the side books (``aside``, see
+        :meth:`_run_aside`) only the placed input's, the call's other inputs, filled as usual, getting the usual
+        control -- whether the edit needed *that* file's path, beside whether it needed the text placed in it.
+        """
         cfg = self.config
         tool = self.catalog[item.tool]
         lineage: list[Node] | None = None
+        offered = {p for p, _v in item.fixed}
         for param, vid in used.items():
             pv = self.values[vid]
             if pv.tool == FIXTURE:
@@ -1359,7 +1640,8 @@ class Engine:
             template_literal = tmpl_arg.value if tmpl_arg is not None and tmpl_arg.kind == "literal" else _NO_LITERAL
             if template_literal is not _NO_LITERAL and template_literal == args[param]:
                 continue  # the value on offer is the template's own literal: the provider changed nothing
-            if item.placement:
+            placed_here = bool(item.placement) and (param in offered or not aside)
+            if placed_here:
                 # The control of a placed offer keeps the placement and changes only the value placed, to one no
                 # call made: whether the call needed *that* folder or record, not whether it needed one at all (a
                 # tool that creates missing parents succeeds either way, and is no consumer of the folder).
@@ -1379,7 +1661,7 @@ class Engine:
             # A free literal (text or number the tool never checked), or a folder offer (any folder would do when
             # the control succeeds too), shows no compatibility when both calls succeed: only provenance can be
             # concluded from such a test (see :meth:`_record_value_test`).
-            free_choice = bool(item.placement) or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
+            free_choice = placed_here or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
             wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice))
 
     def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
@@ -1724,10 +2006,11 @@ class Engine:
 
     # ------------------------------------------------------------------------------------------- results
     def result(self) -> list[Relation]:
-        return dedupe(self.relations.values())
+        """The relations kept: the exploration's, then those only its retries found (:mod:`.retries`)."""
+        return dedupe([*self.relations.values(), *self.retry.relations.values()])
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "refusals", "relations", "counters", "started", "inherited")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "retry", "refusals", "relations", "counters", "started", "inherited")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).

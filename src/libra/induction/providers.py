@@ -58,7 +58,7 @@ def no_relation_causes(engine: Engine) -> dict[str, Any]:
 
     Must be called before the engine's memo is closed: it re-reads a few records of tools that produced no value.
     """
-    providers = {r.provider for r in engine.relations.values()}
+    providers = {r.provider for r in engine.result()}
     calls: dict[str, list[int]] = {}
     for i, info in enumerate(engine.calls):
         calls.setdefault(info.tool, []).append(i)
