@@ -17,7 +17,7 @@ from libra.retrieval.embedders import (
     embed_cached,
     vectors_id,
 )
-from libra.retrieval.onnx_fusion import fused_model, fusion_revision
+from libra.retrieval.onnx_fusion import check_same_outputs, fused_model, fusion_revision
 
 TEXTS = [
     "add a lamp to my cart",
@@ -49,6 +49,17 @@ def test_attention_and_gelu_blocks_become_single_kernels(fused_cache):
     # what they replaced is gone: the masked softmax with its NaN guard, the erf GELU, the heads' reshapes
     assert not {"Softmax", "IsNaN", "Erf", "Transpose", "Reshape"} & set(ops)
     assert sum(ops.values()) < 100  # the package's graph has about 450 nodes
+
+
+def test_a_rewrite_that_changes_the_outputs_is_refused(fused_cache, source):
+    # A rule matches structure, not meaning: the probe comparison is what catches a rewrite gone wrong. Here one
+    # attention block attends with the wrong scale.
+    model = onnx.load(str(fused_cache[1]))
+    attention = next(n for n in model.graph.node if n.op_type == "Attention")
+    next(a for a in attention.attribute if a.name == "scale").f = 1.0
+    with pytest.raises(ValueError, match="differ from the source"):
+        check_same_outputs(source[0].read_bytes(), model.SerializeToString())
+    check_same_outputs(source[0].read_bytes(), fused_cache[1].read_bytes())  # the real one passes
 
 
 def test_the_fused_model_is_written_once_then_reused(fused_cache, source):

@@ -74,7 +74,40 @@ def fuse(model_bytes: bytes) -> bytes:
     graph.prune()
     if not any(op.domain == MS_DOMAIN for op in model.opset_import):
         model.opset_import.append(onnx.helper.make_opsetid(MS_DOMAIN, 1))
-    return model.SerializeToString()
+    fused = model.SerializeToString()
+    check_same_outputs(model_bytes, fused)
+    return fused
+
+
+#: How far the fused graph's outputs may be from the source's on the probe (float32 rounding is about 1e-7 of
+#: the values; a wrong rewrite is off by whole units).
+OUTPUT_TOLERANCE = 1e-4
+
+
+def check_same_outputs(source: bytes, fused: bytes) -> None:
+    """Run both graphs on a probe batch (two texts of different lengths, so one is padded) and raise
+    ``ValueError`` unless every output agrees within :data:`OUTPUT_TOLERANCE`. The rules match structure, not
+    meaning: this is what makes a rewrite that matched the wrong thing fail here rather than change vectors."""
+    import numpy as np
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.log_severity_level = 3
+    a, b = (ort.InferenceSession(m, opts, providers=["CPUExecutionProvider"]) for m in (source, fused))
+    lengths = (12, 7)
+    mask = np.array([[1] * n + [0] * (max(lengths) - n) for n in lengths], dtype=np.int64)
+    feeds = {}
+    for spec in a.get_inputs():
+        if "mask" in spec.name:
+            feeds[spec.name] = mask
+        elif "type" in spec.name:
+            feeds[spec.name] = np.zeros_like(mask)
+        else:  # token ids: small ones exist in any vocabulary
+            feeds[spec.name] = (np.arange(mask.size, dtype=np.int64).reshape(mask.shape) % 90 + 5) * mask
+    for x, y in zip(a.run(None, feeds), b.run(None, feeds)):
+        gap = float(np.abs(np.asarray(x) - np.asarray(y)).max())
+        if not gap <= OUTPUT_TOLERANCE:
+            raise ValueError(f"the fused graph's outputs differ from the source's by {gap:.3g}")
 
 
 class _Graph:
