@@ -21,9 +21,9 @@ def _per_call(cpu_seconds: float | None, calls: int) -> str:
     return "–" if cpu_seconds is None or not calls else f"{cpu_seconds / calls * 1000:.1f}"
 
 
-def _embedding_row(e: dict) -> str:
+def _embedding_row(e: dict, how: str = "") -> str:
     """The serve table's row for the embedding model alone on the same queries (the floor under a new query)."""
-    return (f"| embedding model alone, in-process (queries of {e['tokens_p50']} word pieces at p50, {e['tokens_p99']} at p99) | "
+    return (f"| embedding model alone{how}, in-process (queries of {e['tokens_p50']} word pieces at p50, {e['tokens_p99']} at p99) | "
             f"{e['queries']} | {e['p50_ms']:.1f} | {e['p99_ms']:.1f} | – | {e['cpu_ms']:.1f} | – |")
 
 
@@ -181,11 +181,14 @@ def main() -> None:
                   _serve_row("HTTP, one client", srv["http"]),
                   *([_serve_row("stdio, the same queries again (query cache)", srv["stdio_repeated"])] if "stdio_repeated" in srv else []),
                   *([_embedding_row(srv["embedding"])] if "embedding" in srv else []),
+                  *([_embedding_row(srv["embedding_package_graph"], " as its package ships it (unfused graph)")] if "embedding_package_graph" in srv else []),
                   (f"| HTTP, {load['clients']} clients for {load['seconds']:.0f} s | {load['served']:,} | {load.get('p50_ms', 0):.1f} | {load.get('p99_ms', 0):.1f} | {load['errors']} | "
                    f"{_per_call(load.get('server_cpu_seconds'), load['served'])} | {_per_call(load.get('clients_cpu_seconds'), load['served'])} |"), "",
                   *([(f"Machine load average (1 min) {srv['load_average']['before']} before, {srv['load_average']['after']} after, on {srv['machine']['cpus']} CPUs "
                       "(the machine may be shared). Every query of the one-client rows is new to the server except the cache row; "
-                      "every load-test query is unique."), ""] if "load_average" in srv else [])]
+                      "every load-test query is unique."), ""] if "load_average" in srv else []),
+                  *([("A new query's CPU ms by phase, in-process: " + ", ".join(f"{k.replace('_', ' ')} {v:.2f}" for k, v in srv["phases_cpu_ms"].items()) + "."), ""]
+                    if "phases_cpu_ms" in srv else [])]
     ws = _load("workspace")
     if ws:
         lines += ["## examples/workspace: four MCP servers in one sandbox", "",

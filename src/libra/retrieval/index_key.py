@@ -16,8 +16,9 @@ from typing import Any
 
 #: Bumped when the stored form changes (the source hash below also covers it; this documents intent).
 INDEX_VERSION = 1
-#: The modules of this package that decide what an index holds: a change to any of them builds it again.
-INDEX_MODULES = ("search_index.py", "index_key.py", "evidence.py", "documents.py")
+#: The modules of this package that decide what an index holds (the embedders and the fused model graph decide
+#: its tool vectors): a change to any of them builds it again.
+INDEX_MODULES = ("search_index.py", "index_key.py", "evidence.py", "documents.py", "embedders.py", "onnx_fusion.py")
 
 
 def _code_hash() -> bytes:
