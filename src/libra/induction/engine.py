@@ -63,10 +63,11 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
+from .paths import canonical_path
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 26  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 28  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
@@ -1423,23 +1424,27 @@ class Engine:
                 continue
             if ex.value is None or (isinstance(ex.value, str) and (not ex.value.strip() or is_empty_text(ex.value))):
                 continue  # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
-            vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
+            # a relative path enters the pool in its plain spelling ("./notes.txt" -> "notes.txt", see paths.py)
+            value = canonical_path(ex.value)
+            vkey = json.dumps([item.tool, ex.name, value], sort_keys=True)
             if any(vkey in n.known for n in target_lineage):
                 continue
             per_export[ex.name] = per_export.get(ex.name, 0) + 1
-            vjson = json.dumps(ex.value, sort_keys=True)
-            if export.from_text is not None and isinstance(ex.value, str) and _inside(vjson, given):
+            vjson = json.dumps(value, sort_keys=True)
+            # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
+            echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
+            if export.from_text is not None and isinstance(ex.value, str) and (_inside(vjson, given) or _inside(json.dumps(ex.value), given)):
                 # A value picked out of text that was already inside a text the call was given or its suppliers
                 # showed (a path in an error message repeating its input) is an echo, whether or not it changed
                 # anything: it was there before this call printed it.
                 continue
-            if origin and not changed and vjson in given:
+            if origin and not changed and echoed:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes"))):
                 continue  # a value it was given and neither wrote nor filled a blank record of: still the original's
-            if origin and changed and ex.source != "arguments" and vjson in given and not _written(ex.value, rec.get("state_changes")):
+            if origin and changed and ex.source != "arguments" and echoed and not _written(ex.value, rec.get("state_changes")):
                 continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
-            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
+            pv = PoolValue(len(self.values), item.tool, ex.name, value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
