@@ -218,6 +218,19 @@ def test_workdir_prints_dot_paths_and_takes_bare_names(fresh):
     with pytest.raises(ValueError, match="same file"):
         workdir.compare("notes.txt", "notes.txt")
     assert workdir.compare("notes.txt", "todo.md") == ["- Call Ana", "+ Water the plants"]
+    assert workdir.touch("new.txt") == {"file_name": "new.txt"}
+    assert workdir.compare("new.txt", "todo.md") == ["+ Buy milk", "+ Water the plants"]
+    assert workdir.recent() == {"files": ["new.txt", "notes.txt", "todo.md"]}
+
+
+def test_a_new_value_is_compared_with_another_one():
+    """The file ``touch`` created fills both of ``compare``'s inputs best; the call takes another file beside it."""
+    out = built("workdir")
+    tests = [r for r in out.library.relations if r.provider == "workdir.touch" and r.consumer == "workdir.compare" and r.kind == "provenance"]
+    assert tests
+    for r in tests:
+        args = r.evidence["consumer_call"]["arguments"]
+        assert args["file_name1"] != args["file_name2"]
 
 
 def test_paths_are_offered_in_their_plain_spelling():

@@ -407,6 +407,19 @@ def with_leaf(structure: Any, pointer: Sequence[str | int], value: str) -> Any |
     return None
 
 
+def _held(value: Any) -> str | None:
+    """The string a filled input holds (None for anything else); a one-element list holds its string, since a
+    scalar may fill a list input."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _holding(on_offer: set[str | None], args: dict[str, Any]) -> frozenset[str]:
+    """The strings a call under binding already passes: the values on offer and the inputs filled so far."""
+    return frozenset({*on_offer, *map(_held, args.values())} - {None})
+
+
 def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
     """Whether a string on offer to one input is also what the call passes in another input it filled itself.
 
@@ -819,6 +832,8 @@ class Engine:
         # another as its sibling or best-named value (one value in two roles, see :func:`_offer_coincides`), also
         # when the offer is passed as a one-element list.
         offered = {v for p, v in fixed.items() if p in tmpl.arguments}
+        # the strings on offer: with the inputs filled so far, what a filled input avoids repeating (_best_value)
+        on_offer = {_held(self.values[v].value) for v in offered}
         for param, arg in tmpl.arguments.items():
             if param in fixed and arg.kind in ("observation", "literal"):
                 # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
@@ -841,13 +856,13 @@ class Engine:
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args))
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args))
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -1034,13 +1049,32 @@ class Engine:
             return None  # no field of the record, or its best-named one is in another role already
         return best[1], best[2]
 
-    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = ()) -> tuple[Any, ...] | None:
+    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = (), held: frozenset[str] = frozenset()) -> tuple[Any, ...] | None:
         """The pool value an incidental fill takes: a field of the offered value's own record first (see
         :meth:`_sibling_value`), then the calling provider's own value, then the best-named producer, then the
-        deepest state, then the oldest value."""
+        deepest state, then the oldest value.
+
+        A string another input of the call already holds (``held``: the offers and the inputs filled so far, see
+        :func:`_holding`) is taken only when no other value fits. Why: a tool that takes two values of one kind
+        (two files to compare, a source and a destination, two cities, two currencies) is meant for two different
+        ones; given the same value in both roles it compares a file with itself or converts a currency into
+        itself, which tools refuse or answer with nothing, and a test cannot tell the roles apart. Where the value
+        is new in a state, every input prefers it: a file just created fills both inputs of a comparison, in the
+        sweep that tests the creation (which prefers the creator's values) and in the offer of the new name (the
+        deepest state's value is the best), so without this rule no test shows that the comparison needs the file
+        created. With a second value of the kind on the path, the call gets two.
+        """
         sibling = self._sibling_value(consumer, tool, param, siblings, taken)
         if sibling is not None:
             return ((True, 2.0), sibling[0], sibling[1])
+        if held:
+            best = self._best_fill(consumer, tool, param, lineage, prefer_call, held)
+            if best is not None:
+                return best
+        return self._best_fill(consumer, tool, param, lineage, prefer_call, frozenset())
+
+    def _best_fill(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, held: frozenset[str]) -> tuple[Any, ...] | None:
+        """:meth:`_best_value` after the sibling: the best value whose string ``held`` does not list."""
         keys = self._ranked_keys(consumer, param)
         allowed = self._allowed(consumer, param)
         best: tuple[Any, ...] | None = None
@@ -1053,7 +1087,7 @@ class Engine:
                 if sim is None:
                     continue
                 val = self._fits(tool, param, pv.value)
-                if val is not None:
+                if val is not None and _held(val) not in held:
                     rank = (True, sim, True, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
@@ -1077,7 +1111,7 @@ class Engine:
                     if not self._meant_for(pv, consumer):
                         continue
                     val = self._fits(tool, param, pv.value)
-                    if val is not None:
+                    if val is not None and _held(val) not in held:
                         hit = (pv, val)
                         break
                 if hit is not None:
