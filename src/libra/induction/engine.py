@@ -856,13 +856,13 @@ class Engine:
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args))
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args))
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -1049,7 +1049,7 @@ class Engine:
             return None  # no field of the record, or its best-named one is in another role already
         return best[1], best[2]
 
-    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = (), held: frozenset[str] = frozenset()) -> tuple[Any, ...] | None:
+    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = (), held: frozenset[str] = frozenset(), records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
         """The pool value an incidental fill takes: a field of the offered value's own record first (see
         :meth:`_sibling_value`), then the calling provider's own value, then the best-named producer, then the
         deepest state, then the oldest value.
@@ -1063,18 +1063,24 @@ class Engine:
         sweep that tests the creation (which prefers the creator's values) and in the offer of the new name (the
         deepest state's value is the best), so without this rule no test shows that the comparison needs the file
         created. With a second value of the kind on the path, the call gets two.
+
+        That second value is not taken from a record the call already passes a value of (``records``): a record's
+        fields fill their own roles or none (:meth:`_sibling_value`), and a record's last name in the first-name
+        input beside its first name offered as the last name is the permutation the sibling rule refuses. Such a
+        binding then holds one value twice, and :func:`_offer_coincides` drops it.
         """
         sibling = self._sibling_value(consumer, tool, param, siblings, taken)
         if sibling is not None:
             return ((True, 2.0), sibling[0], sibling[1])
         if held:
-            best = self._best_fill(consumer, tool, param, lineage, prefer_call, held)
+            best = self._best_fill(consumer, tool, param, lineage, prefer_call, held, records)
             if best is not None:
                 return best
         return self._best_fill(consumer, tool, param, lineage, prefer_call, frozenset())
 
-    def _best_fill(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, held: frozenset[str]) -> tuple[Any, ...] | None:
-        """:meth:`_best_value` after the sibling: the best value whose string ``held`` does not list."""
+    def _best_fill(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, held: frozenset[str], records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
+        """:meth:`_best_value` after the sibling: the best value whose string ``held`` does not list, read from none
+        of ``records``."""
         keys = self._ranked_keys(consumer, param)
         allowed = self._allowed(consumer, param)
         best: tuple[Any, ...] | None = None
@@ -1087,7 +1093,7 @@ class Engine:
                 if sim is None:
                     continue
                 val = self._fits(tool, param, pv.value)
-                if val is not None and _held(val) not in held:
+                if val is not None and _held(val) not in held and (pv.call, pv.record) not in records:
                     rank = (True, sim, True, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
@@ -1111,7 +1117,7 @@ class Engine:
                     if not self._meant_for(pv, consumer):
                         continue
                     val = self._fits(tool, param, pv.value)
-                    if val is not None and _held(val) not in held:
+                    if val is not None and _held(val) not in held and (pv.call, pv.record) not in records:
                         hit = (pv, val)
                         break
                 if hit is not None:
