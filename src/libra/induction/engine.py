@@ -1473,7 +1473,7 @@ class Engine:
             vjson = json.dumps(value, sort_keys=True)
             # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
             echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
-            if export.from_text is not None and isinstance(ex.value, str) and (_inside(vjson, given) or _inside(json.dumps(ex.value), given)):
+            if export.from_text is not None and isinstance(ex.value, str) and (_inside(vjson, given) or (value is not ex.value and _inside(json.dumps(ex.value), given))):
                 # A value picked out of text that was already inside a text the call was given or its suppliers
                 # showed (a path in an error message repeating its input) is an echo, whether or not it changed
                 # anything: it was there before this call printed it.
