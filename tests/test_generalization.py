@@ -208,6 +208,48 @@ def test_folders_list_folders_and_files_alike_and_edit_only_files(fresh):
     assert folders.read_file("a.txt") == "hello there"
 
 
+def test_workdir_prints_dot_paths_and_takes_bare_names(fresh):
+    workdir = fresh("workdir")
+    assert workdir.find() == {"files": ["./notes.txt"]}
+    assert workdir.recent() == {"files": ["todo.md"]}
+    with pytest.raises(ValueError, match="invalid character"):
+        workdir.cat("./notes.txt")
+    assert workdir.cat("notes.txt") == "Buy milk\nCall Ana\n"
+    with pytest.raises(ValueError, match="same file"):
+        workdir.compare("notes.txt", "notes.txt")
+    assert workdir.compare("notes.txt", "todo.md") == ["- Call Ana", "+ Water the plants"]
+    assert workdir.touch("new.txt") == {"file_name": "new.txt"}
+    assert workdir.compare("new.txt", "todo.md") == ["+ Buy milk", "+ Water the plants"]
+    assert workdir.recent() == {"files": ["new.txt", "notes.txt", "todo.md"]}
+
+
+def test_a_new_value_is_compared_with_another_one():
+    """The file ``touch`` created fills both of ``compare``'s inputs best; the call takes another file beside it."""
+    out = built("workdir")
+    tests = [r for r in out.library.relations if r.provider == "workdir.touch" and r.consumer == "workdir.compare" and r.kind == "provenance"]
+    assert tests
+    for r in tests:
+        args = r.evidence["consumer_call"]["arguments"]
+        assert args["file_name1"] != args["file_name2"]
+
+
+def test_paths_are_offered_in_their_plain_spelling():
+    """``find``'s ``./notes.txt`` reaches the reader as ``notes.txt``; offered as printed, no test succeeds."""
+    from libra.induction.paths import canonical_path
+
+    assert canonical_path("./notes.txt") == "notes.txt"
+    assert canonical_path("././docs//old/") == "docs/old"
+    assert canonical_path("./a/./b") == "a/b"
+    assert canonical_path("./") == "."
+    assert canonical_path("./../x") == "../x"  # a parent segment needs the directory to resolve
+    for kept in ("notes.txt", "and/or", "./two\nlines", "./x://y", 7, None):
+        assert canonical_path(kept) == kept
+    out = built("workdir")
+    cat = [r for r in out.library.relations if r.provider == "workdir.find" and r.consumer == "workdir.cat"]
+    assert cat and {r.evidence["consumer_call"]["arguments"]["file_name"] for r in cat} == {"notes.txt"}
+    assert cat[0].evidence["provider_call"]["record"]["output"] == {"files": ["./notes.txt"]}
+
+
 def test_checking_retries_the_next_equally_named_value():
     """The reader is bound first to the folder the listing put first; after that run fails, checking runs it
     with the file the same listing returned under the same name, and keeps that run as the template's result."""

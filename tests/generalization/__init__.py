@@ -40,7 +40,7 @@ from libra.catalog import Catalog
 VALUE = ("provenance", "compatibility")
 
 #: The suite's catalogs, by module name under this package.
-CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders")
+CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir")
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
 COVERAGE: dict[int, str] = {
@@ -55,7 +55,7 @@ COVERAGE: dict[int, str] = {
     9: "phone, contacts, account, clock, records (module globals); test_module_globals_are_state",
     10: "records (add_book takes a pydantic model: parameters with $defs)",
     11: "account (the test account is in FIXTURES only)",
-    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts; drafts (quoted alternatives without a cue)",
+    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts; drafts (quoted alternatives without a cue); workdir (a comparison takes two different files)",
     13: "files, clock, records, orders (reads and updates that echo their input are excluded as providers)",
     14: "orders (a few-MB database); test_large_state_calls_stay_cheap, test_build_time",
     15: "records (book_summary is annotated -> dict and returns a str)",

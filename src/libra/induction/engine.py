@@ -67,12 +67,13 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
+from .paths import canonical_path
 from .rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from .retries import RetryLedger, retry_budget
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 27  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 28  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
@@ -415,6 +416,19 @@ def with_leaf(structure: Any, pointer: Sequence[str | int], value: str) -> Any |
             return out
         node = node[step]
     return None
+
+
+def _held(value: Any) -> str | None:
+    """The string a filled input holds (None for anything else); a one-element list holds its string, since a
+    scalar may fill a list input."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) else None
+
+
+def _holding(on_offer: set[str | None], args: dict[str, Any]) -> frozenset[str]:
+    """The strings a call under binding already passes: the values on offer and the inputs filled so far."""
+    return frozenset({*on_offer, *map(_held, args.values())} - {None})
 
 
 def _offer_coincides(args: dict[str, Any], used: dict[str, int], offered: dict[str, int]) -> bool:
@@ -851,6 +865,8 @@ class Engine:
         # another as its sibling or best-named value (one value in two roles, see :func:`_offer_coincides`), also
         # when the offer is passed as a one-element list.
         offered = {v for p, v in fixed.items() if p in tmpl.arguments}
+        # the strings on offer: with the inputs filled so far, what a filled input avoids repeating (_best_value)
+        on_offer = {_held(self.values[v].value) for v in offered}
         for param, arg in tmpl.arguments.items():
             if param in fixed and arg.kind in ("observation", "literal"):
                 # the value on offer (a literal input receives one only when it is a number: see ``_offers``)
@@ -873,13 +889,13 @@ class Engine:
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
+                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()))
+                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -1066,13 +1082,38 @@ class Engine:
             return None  # no field of the record, or its best-named one is in another role already
         return best[1], best[2]
 
-    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = ()) -> tuple[Any, ...] | None:
+    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = (), held: frozenset[str] = frozenset(), records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
         """The pool value an incidental fill takes: a field of the offered value's own record first (see
         :meth:`_sibling_value`), then the calling provider's own value, then the best-named producer, then the
-        deepest state, then the oldest value."""
+        deepest state, then the oldest value.
+
+        A string another input of the call already holds (``held``: the offers and the inputs filled so far, see
+        :func:`_holding`) is taken only when no other value fits. Why: a tool that takes two values of one kind
+        (two files to compare, a source and a destination, two cities, two currencies) is meant for two different
+        ones; given the same value in both roles it compares a file with itself or converts a currency into
+        itself, which tools refuse or answer with nothing, and a test cannot tell the roles apart. Where the value
+        is new in a state, every input prefers it: a file just created fills both inputs of a comparison, in the
+        sweep that tests the creation (which prefers the creator's values) and in the offer of the new name (the
+        deepest state's value is the best), so without this rule no test shows that the comparison needs the file
+        created. With a second value of the kind on the path, the call gets two.
+
+        That second value is not taken from a record the call already passes a value of (``records``): a record's
+        fields fill their own roles or none (:meth:`_sibling_value`), and a record's last name in the first-name
+        input beside its first name offered as the last name is the permutation the sibling rule refuses. Such a
+        binding then holds one value twice, and :func:`_offer_coincides` drops it.
+        """
         sibling = self._sibling_value(consumer, tool, param, siblings, taken)
         if sibling is not None:
             return ((True, 2.0), sibling[0], sibling[1])
+        if held:
+            best = self._best_fill(consumer, tool, param, lineage, prefer_call, held, records)
+            if best is not None:
+                return best
+        return self._best_fill(consumer, tool, param, lineage, prefer_call, frozenset())
+
+    def _best_fill(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, held: frozenset[str], records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
+        """:meth:`_best_value` after the sibling: the best value whose string ``held`` does not list, read from none
+        of ``records``."""
         keys = self._ranked_keys(consumer, param)
         allowed = self._allowed(consumer, param)
         best: tuple[Any, ...] | None = None
@@ -1085,7 +1126,7 @@ class Engine:
                 if sim is None:
                     continue
                 val = self._fits(tool, param, pv.value)
-                if val is not None:
+                if val is not None and _held(val) not in held and (pv.call, pv.record) not in records:
                     rank = (True, sim, True, self._same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
                     if best is None or rank > best[0]:
                         best = (rank, pv, val)
@@ -1109,7 +1150,7 @@ class Engine:
                     if not self._meant_for(pv, consumer):
                         continue
                     val = self._fits(tool, param, pv.value)
-                    if val is not None:
+                    if val is not None and _held(val) not in held and (pv.call, pv.record) not in records:
                         hit = (pv, val)
                         break
                 if hit is not None:
@@ -1705,23 +1746,27 @@ class Engine:
                 continue
             if ex.value is None or (isinstance(ex.value, str) and (not ex.value.strip() or is_empty_text(ex.value))):
                 continue  # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
-            vkey = json.dumps([item.tool, ex.name, ex.value], sort_keys=True)
+            # a relative path enters the pool in its plain spelling ("./notes.txt" -> "notes.txt", see paths.py)
+            value = canonical_path(ex.value)
+            vkey = json.dumps([item.tool, ex.name, value], sort_keys=True)
             if any(vkey in n.known for n in target_lineage):
                 continue
             per_export[ex.name] = per_export.get(ex.name, 0) + 1
-            vjson = json.dumps(ex.value, sort_keys=True)
-            if export.from_text is not None and isinstance(ex.value, str) and _inside(vjson, given):
+            vjson = json.dumps(value, sort_keys=True)
+            # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
+            echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
+            if export.from_text is not None and isinstance(ex.value, str) and (_inside(vjson, given) or (value is not ex.value and _inside(json.dumps(ex.value), given))):
                 # A value picked out of text that was already inside a text the call was given or its suppliers
                 # showed (a path in an error message repeating its input) is an echo, whether or not it changed
                 # anything: it was there before this call printed it.
                 continue
-            if origin and not changed and vjson in given:
+            if origin and not changed and echoed:
                 continue
             if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes"))):
                 continue  # a value it was given and neither wrote nor filled a blank record of: still the original's
-            if origin and changed and ex.source != "arguments" and vjson in given and not _written(ex.value, rec.get("state_changes")):
+            if origin and changed and ex.source != "arguments" and echoed and not _written(ex.value, rec.get("state_changes")):
                 continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
-            pv = PoolValue(len(self.values), item.tool, ex.name, ex.value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
+            pv = PoolValue(len(self.values), item.tool, ex.name, value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
