@@ -26,7 +26,7 @@ The sandbox (why it looks like this):
   content hash (the header's change counters are left out of the hash, so equal content gives equal keys).
   Restoring copies a part into the live database with the SQLite backup API, only for apps whose content differs
   from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
-  diffed table by table into ``state_changes``:
+  diffed table by table (only the tables whose pages changed: :func:`untouched_tables`) into ``state_changes``:
   ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
 - AppWorld keeps one piece of state outside the databases: the access tokens revoked by ``logout``, in each
   app's login manager. It is a part of the state too (``TOKENS_PART``, the sorted revoked tokens per app), so a
