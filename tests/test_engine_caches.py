@@ -106,3 +106,56 @@ def test_the_database_diff_reports_only_changed_tables() -> None:
         }
     }
     assert server.diff_databases(before, before) == {}
+
+
+def _notes_db(edit: str | None = None) -> bytes:
+    """Two plain tables and a full-text table with its own content, optionally changed by ``edit`` (SQL)."""
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT)")
+    conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)")
+    conn.execute("CREATE VIRTUAL TABLE notes_fts USING fts5(body)")
+    conn.executemany("INSERT INTO people VALUES (?, ?)", [(i, f"person {i} " + "x" * 300) for i in range(40)])
+    conn.executemany("INSERT INTO notes VALUES (?, ?)", [(i, f"note {i} " + "y" * 300) for i in range(40)])
+    conn.executemany("INSERT INTO notes_fts (rowid, body) VALUES (?, ?)", [(i, f"note {i} words") for i in range(40)])
+    conn.commit()
+    if edit:
+        conn.executescript(edit)
+        conn.commit()
+    data = conn.serialize()
+    conn.close()
+    return data
+
+
+def test_untouched_tables_skip_only_what_cannot_differ(monkeypatch) -> None:
+    server = _server()
+    base = _notes_db()
+    edits = [
+        "UPDATE people SET name = 'renamed' WHERE id = 7",
+        "INSERT INTO notes VALUES (99, 'new note')",
+        "INSERT INTO notes_fts (rowid, body) VALUES (99, 'fresh words')",
+        "DELETE FROM notes_fts WHERE rowid = 3",
+        "DELETE FROM people WHERE id < 30",
+        "CREATE TABLE extra (id INTEGER PRIMARY KEY); INSERT INTO extra VALUES (1)",
+    ]
+    for edit in edits:
+        after = _notes_db(edit)
+        conn = sqlite3.connect(":memory:")
+        conn.deserialize(base)
+        same = server.untouched_tables(base, after, conn)
+        conn.close()
+        fast = server.diff_databases(base, after)
+        with monkeypatch.context() as m:
+            m.setattr(server, "untouched_tables", lambda *_a: set())
+            slow = server.diff_databases(base, after)
+        # skipping the untouched tables changes nothing in the diff, and a changed table is never skipped
+        assert fast == slow and slow, edit
+        assert not (set(slow) & same), edit
+    # a change to one table leaves the others (and the full-text table, whose pages are all the same) skipped
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(base)
+    same = server.untouched_tables(base, _notes_db(edits[0]), conn)
+    assert {"notes", "notes_fts"} <= same and "people" not in same
+    # a changed full-text table is diffed: its shadow tables changed
+    same = server.untouched_tables(base, _notes_db(edits[2]), conn)
+    assert "notes_fts" not in same and {"people", "notes"} <= same
+    conn.close()

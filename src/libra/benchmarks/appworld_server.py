@@ -26,7 +26,7 @@ The sandbox (why it looks like this):
   content hash (the header's change counters are left out of the hash, so equal content gives equal keys).
   Restoring copies a part into the live database with the SQLite backup API, only for apps whose content differs
   from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
-  diffed table by table into ``state_changes``:
+  diffed table by table (only the tables whose pages changed: :func:`untouched_tables`) into ``state_changes``:
   ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
 - AppWorld keeps one piece of state outside the databases: the access tokens revoked by ``logout``, in each
   app's login manager. It is a part of the state too (``TOKENS_PART``, the sorted revoked tokens per app), so a
@@ -57,6 +57,7 @@ SOCIAL_APPS = ("phone", "gmail", "venmo", "splitwise", "todoist")
 FROZEN_AT = (2023, 5, 18, 12, 0, 0)  # AppWorld's DEFAULT_SYSTEM_DATETIME
 TOKENS_PART = "__revoked_tokens__"
 _FTS_SHADOW = ("_data", "_idx", "_docsize", "_config", "_content")
+_FTS_SHADOW_ALL = (*_FTS_SHADOW, "_segments", "_segdir", "_stat")  # FTS5's, and FTS3/4's
 # the real clock, kept in a tuple: freezegun replaces module-level references to time functions, not this one
 _CLOCK = (time.perf_counter,)
 
@@ -134,13 +135,67 @@ def _open(data: bytes) -> sqlite3.Connection:
     return conn
 
 
+_HEADER_BYTES = 100  # the database header at the start of page 1 (change counters, page counts: not content)
+
+
+def _page_size(data: bytes) -> int:
+    size = int.from_bytes(data[16:18], "big")
+    return 65536 if size == 1 else size
+
+
+def untouched_tables(before: bytes, after: bytes, conn: sqlite3.Connection) -> set[str]:
+    """Tables of ``before`` (open as ``conn``) whose content is certainly the same in ``after``: none of the pages
+    that hold them differs between the two serializations.
+
+    Why it is safe: a table's rows are read from the b-tree pages reachable from its root page (its overflow
+    pages included), and ``dbstat`` lists exactly those pages under the table's name. When the schema is the same
+    (page 1 past the header and every other page of ``sqlite_schema`` unchanged, so every root page is the same)
+    and none of a table's pages in ``before`` changed, reading it in ``after`` reads the same bytes. A table that
+    owns no page (a virtual table, such as full-text search over its shadow tables) is never listed, and neither
+    is any table when the schema or the page size changed, or when SQLite has no ``dbstat``: those are compared
+    row by row as before. Why it matters: a call changes a row or two of one table, and comparing every table of
+    the app row by row was most of the cost of a write.
+    """
+    size = _page_size(before)
+    if size != _page_size(after) or size < 512:
+        return set()
+    if before[_HEADER_BYTES:size] != after[_HEADER_BYTES:size]:
+        return set()
+    changed = {
+        page + 1
+        for page in range(1, (len(before) + size - 1) // size)
+        if before[page * size : (page + 1) * size] != after[page * size : (page + 1) * size]
+    }
+    try:
+        owners = conn.execute("SELECT name, pageno FROM dbstat").fetchall()
+    except sqlite3.Error:
+        return set()
+    touched = {name for name, page in owners if page in changed}
+    if "sqlite_schema" in touched or "sqlite_master" in touched:
+        return set()
+    same = {name for name, _page in owners} - touched
+    # A full-text table keeping its own copy of the text (FTS3/4/5 without an external ``content=`` table) reads
+    # its rows from its ``<name>_content`` shadow table and nothing else: untouched with all its shadow tables.
+    shadows = {name for name, _page in owners}
+    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts%'"):
+        own = {name + suffix for suffix in _FTS_SHADOW_ALL} & shadows
+        if name + "_content" in own and own <= same:
+            same.add(name)
+    return same
+
+
 def diff_databases(before: bytes, after: bytes) -> dict[str, Any]:
-    """Row-level diff of two serialized databases: {table: {added, removed, changed}} for changed tables only."""
+    """Row-level diff of two serialized databases: {table: {added, removed, changed}} for changed tables only.
+
+    Tables whose pages are all the same in both (:func:`untouched_tables`) are skipped without reading them."""
     a, b = _open(before), _open(after)
     try:
         out: dict[str, Any] = {}
         tables_a, tables_b = set(_tables(a)), set(_tables(b))
+        same = untouched_tables(before, after, a)
         for table in sorted(tables_a | tables_b):
+            if table in same and table in tables_b:
+                continue
             raw_a = _raw_rows(a, table) if table in tables_a else None
             raw_b = _raw_rows(b, table) if table in tables_b else None
             if raw_a is not None and raw_a == raw_b:

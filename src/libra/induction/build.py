@@ -26,6 +26,7 @@ from ..contracts.check import Proposer, check_contracts, get_proposer
 from ..library import FORMAT_VERSION, Library
 from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
 from ..retrieval.fields import FieldEncoder
+from ..runtime.heap import freeze_loaded, long_lived
 from .health import health_summary, rejection_messages, warn
 from .providers import no_relation_causes
 from .candidates import candidate_compositions, candidate_table
@@ -255,7 +256,7 @@ def build_library(
 def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]) -> Library:
     opts = options or BuildOptions()
     spec = executor_spec(opts.executor)
-    with executor_scope(spec, opts.workers) as (workers, went_remote):
+    with executor_scope(spec, opts.workers) as (workers, went_remote), long_lived():
         return _build_on(bench, out, opts, log, spec, workers, went_remote)
 
 
@@ -312,6 +313,8 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         t_engine = time.perf_counter()
         last_ckpt = time.perf_counter()
         interval = opts.config.checkpoint_every_s
+        # What is loaded by now (catalog, contracts, the embedding model) lives until the end: see runtime/heap.py
+        freeze_loaded()
         with _Progress(opts.progress, f"inducing {bench.name}") as bar:
             while engine.step():
                 bar.update(engine)

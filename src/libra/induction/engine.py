@@ -1136,7 +1136,10 @@ class Engine:
         # input admits (the usual case for an input many tools can fill), the keys are taken from the path's side,
         # in the same order, and the search is the same.
         if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
-            keys = sorted(((allowed[k], k) for k in {k for n in lineage for k in n.by_key if k in allowed}), key=lambda x: (-x[0], x[1]))
+            present: set[tuple[str, str]] = set()
+            for n in lineage:
+                present.update(n.by_key.keys() & allowed.keys())  # walks the smaller of the two, in C
+            keys = sorted(((allowed[k], k) for k in present), key=lambda x: (-x[0], x[1]))
         for sim, key in keys:
             if best is not None and sim < best[0][1]:
                 break

@@ -121,6 +121,7 @@ def _load_sibling(name: str) -> Any:
 SANDBOX = _load_sibling("sandbox")
 GUARD: Any = _load_sibling("guard")  # per-call purity and bounded records
 _Store = _load_sibling("lru").PartStore  # the LRU of parts, the client's mirror applies the same policy
+HEAP = _load_sibling("heap")  # the collector kept off what the backend loaded at start
 NETWORK_DISABLED = SANDBOX.NETWORK_DISABLED
 block_network = SANDBOX.block_network
 limit_memory = SANDBOX.limit_memory
@@ -159,6 +160,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
         backend = FACTORY(dict(options or {}))
         # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
         guard = GUARD.CallGuard(scratch=False, capture_fds=False)
+        HEAP.freeze_loaded()  # before the cap: the backend's imports and objects are never walked again
         limit_memory(memory_mb)
         SANDBOX.keep_children()
         write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0], "network_isolation": isolation}))

@@ -34,7 +34,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import LibraError
-from . import sandbox
+from . import heap, sandbox
 from .base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError
 from .guard import DEFAULT_MAX_RECORD_BYTES, GuardedRuntime
 from .lru import PartStore
@@ -149,6 +149,7 @@ def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | No
     try:
         isolation = sandbox.enter(allow_network)
         runtime = GuardedRuntime(factory(), max_record_bytes)  # bounded records, pure calls: see runtime/guard.py
+        heap.freeze_loaded()  # the runtime and its imports are never walked by the collector again
         sandbox.limit_memory(memory_mb)
         sandbox.keep_children()
         info = {"pid": os.getpid(), "network_isolation": isolation}
