@@ -73,7 +73,7 @@ from .retries import RetryLedger, retry_budget
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 28  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 29  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 CHECKPOINT_FORMAT = 2
