@@ -7,6 +7,7 @@ dependencies clash with ours.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import sys
@@ -17,7 +18,7 @@ import pytest
 
 from libra.catalog import Catalog, Tool
 from libra.runtime.base import Runtime, State, ToolRuntimeError, UnknownToolError
-from libra.runtime.remote import RemoteRuntime
+from libra.runtime.remote import PIPE_BYTES, RemoteRuntime, widen_pipe
 
 TIMEOUT_S = 2.0
 
@@ -147,6 +148,30 @@ def test_statuses(rt):
     assert rec.status == "rejected" and rec.error == "no such thing" and s is s0
     rec, s = rt.invoke(s0, "kv.boom", {})
     assert rec.status == "error" and rec.error == "ValueError: bad input" and s is s0
+
+
+def test_pipes_to_and_from_servers_hold_a_large_message(rt):
+    # a message carrying a state part of hundreds of kilobytes is handed over in one write (see widen_pipe)
+    fds = [fd for slot in rt._slots for fd in (slot.channel.proc.stdin.fileno(), slot.channel.fd)]
+    assert all(fcntl.fcntl(fd, fcntl.F_GETPIPE_SZ) == min(PIPE_BYTES, _pipe_max()) for fd in fds)
+
+
+def test_a_widened_pipe_takes_a_large_write_with_no_reader():
+    r, w = os.pipe()
+    try:
+        os.set_blocking(w, False)
+        assert widen_pipe(w) == min(PIPE_BYTES, _pipe_max())
+        blob = b"x" * (min(PIPE_BYTES, _pipe_max()) // 2)
+        assert os.write(w, blob) == len(blob)  # a default pipe (64 KiB) would take only part of it
+        assert os.read(r, len(blob) + 1) == blob
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _pipe_max() -> int:
+    with open("/proc/sys/fs/pipe-max-size") as fh:
+        return int(fh.read())
 
 
 def test_invoke_many_keeps_order_and_spreads(rt):

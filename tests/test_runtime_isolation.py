@@ -117,6 +117,27 @@ def test_a_stream_hands_results_back_in_the_order_submitted(iso: IsolatedRuntime
     _next_call_works(iso)
 
 
+def test_polling_a_stream_lets_the_workers_run_ahead_of_the_caller(iso: IsolatedRuntime) -> None:
+    # Without a poll a worker waits after one call until the caller next asks for a result; polling reads the
+    # replies and sends the next calls, and the results still come back in the order submitted.
+    s0 = iso.fresh()
+    _, s1 = iso.invoke(s0, "Blog.login", LOGIN)
+    calls = [(s1 if i % 2 else s0, "Blog.post", {"token": "tok-alice", "text": f"p{i}"}) for i in range(12)]
+    with iso.stream() as stream:
+        for call in calls:
+            stream.submit(call)
+        for _ in range(2000):  # a generous bound on the polls, not a timing
+            if len(stream.results) == len(calls):
+                break
+            time.sleep(0.01)
+            stream.poll()
+        assert len(stream.results) == len(calls)  # every call ran while the caller only polled
+        got = [stream.next() for _ in calls]
+    expected = iso.invoke_many(calls)
+    assert [r.to_dict() | {"duration_ms": 0} for r, _ in got] == [r.to_dict() | {"duration_ms": 0} for r, _ in expected]
+    assert [s for _, s in got] == [s for _, s in expected]
+
+
 def test_bad_requests_raise(iso: IsolatedRuntime) -> None:
     with pytest.raises(UnknownToolError):
         iso.invoke(iso.fresh(), "Blog.nope", {})

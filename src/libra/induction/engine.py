@@ -472,6 +472,12 @@ class _CallsOut:
         self.submitted += 1
         return self.submitted - 1
 
+    def poll(self) -> None:
+        """Let the workers go on with the calls submitted (see :meth:`~libra.runtime.executor.CallStream.poll`)."""
+        poll = getattr(self.stream, "poll", None)
+        if poll is not None:
+            poll()
+
     def ready(self, ticket: int) -> bool:
         """True when the result of ``ticket`` can be had without waiting for a worker."""
         return ticket in self.held or (ticket == self.taken and self.stream.ready())
@@ -694,6 +700,12 @@ class Engine:
                 return None
             self._out = _CallsOut(stream_of())
         return self._out
+
+    def _poll_calls(self) -> None:
+        """Between pieces of the engine's own work (binding, planning): read the replies that arrived and send the
+        idle workers their next calls, so that they run the calls submitted while the engine plans."""
+        if self._out is not None:
+            self._out.poll()
 
     def _close_calls(self) -> None:
         if self._out is not None:
@@ -1290,13 +1302,13 @@ class Engine:
         if not self._pending() or self.counters["executed_calls"] >= cfg.max_calls:
             return False
         self.counters["waves"] += 1
-        batch = self._select_wave()
-        if not batch:
-            return self._pending()
-        self.counters["work_items"] += len(batch)
         wave = Wave()
         first_call = len(self.calls)
         try:
+            batch = self._select_wave()
+            if not batch:
+                return self._pending()
+            self.counters["work_items"] += len(batch)
             results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
             failed = self._record_outcomes(batch, results, wave)
             self._run_tests(wave)
@@ -1327,6 +1339,9 @@ class Engine:
             args, used = bound
             if self._admit(item, args, used):
                 batch.append((item, args, used))
+                # the wave's first run_many makes this call: the workers start on it while the rest is bound
+                self._prefetch(((self.nodes[item.node].state, item.tool, args),))
+            self._poll_calls()
         return batch
 
     def _budget(self, item: Item) -> tuple[dict[str, int], int]:
@@ -1376,6 +1391,7 @@ class Engine:
         failed, in batch order, each with its value-independent refusal (:func:`gate_message`) or None."""
         failed = []
         for (item, args, used), (rec, new_state) in zip(batch, results):
+            self._poll_calls()
             outcome = classify(self.contracts[item.tool], rec)
             if outcome == "success":
                 marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
@@ -1833,6 +1849,7 @@ class Engine:
         items: list[Item] = []
         nested, tools = self._nested, self._tools
         for pv in fresh:
+            self._poll_calls()
             for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
                 if pv.for_group and not self._meant_for(pv, consumer):
                     continue
@@ -1899,6 +1916,7 @@ class Engine:
         for consumer in self.catalog:
             if not consumer.executable or consumer.name not in self.contracts:
                 continue
+            self._poll_calls()
             if consumer.name == item.tool:
                 # The provider's other templates run in the state it created (not as tests of it: a tool is not
                 # its own prerequisite): a switch turned off is turned on again there, so a gate that starts

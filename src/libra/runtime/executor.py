@@ -502,8 +502,14 @@ class CallStream:
     time, so the caller's mirror of its parts stays exact (see :mod:`libra.runtime.worker`).
     """
 
+    #: how often at most :meth:`poll` looks for replies (a system call each time; a call takes milliseconds)
+    POLL_INTERVAL_S = 0.001
+    #: replies :meth:`poll` reads ahead of the caller at most: a bound on the records and states it holds for it
+    READ_AHEAD = 64
+
     def __init__(self, executor: Executor) -> None:
         self.ex = executor
+        self.next_poll = 0.0
         self.calls: dict[int, Call] = {}  # submitted and not yet answered
         self.results: dict[int, tuple[tuple[InvocationRecord, State], str | None]] = {}
         self.started: dict[int, float] = {}
@@ -526,6 +532,23 @@ class CallStream:
         self.calls[ci] = call
         self.queue.add(ci, call[0])
         self._dispatch()
+        self.poll()
+
+    def poll(self) -> None:
+        """Read the replies that have arrived and give the freed workers their next calls, without waiting (at
+        most every :data:`POLL_INTERVAL_S`, and while fewer than :data:`READ_AHEAD` replies wait to be taken).
+
+        Why: a worker has one call in flight, and its next call is sent only when the caller reads its reply. A
+        caller that submits calls while it plans (or calls this between pieces of its own work) would otherwise
+        leave every worker idle after one call until it next waits for a result. Replies read here wait in the
+        order of submission like any other, so what the caller sees does not change.
+        """
+        now = time.monotonic()
+        if now < self.next_poll:
+            return
+        self.next_poll = now + self.POLL_INTERVAL_S
+        if self.busy and len(self.results) < self.READ_AHEAD:
+            self._pump(0.0)
 
     def ready(self) -> bool:
         """True when the next result can be taken without waiting (replies that arrived are read first)."""

@@ -22,6 +22,7 @@ costs two small messages whatever the state's size; :meth:`RemoteRuntime.invoke_
 
 from __future__ import annotations
 
+import fcntl
 import io
 import os
 import pickle
@@ -46,12 +47,41 @@ from .guard import DEFAULT_MAX_RECORD_BYTES
 from .lru import DEFAULT_CACHE_BYTES
 from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
 
-__all__ = ["PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime"]
+__all__ = ["PIPE_BYTES", "PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime", "widen_pipe"]
 
 #: the server script, started by path under the foreign interpreter
 SERVER_SCRIPT = Path(__file__).with_name("remote_server.py")
 PROTOCOL = 4
 _HEADER_SIZE = 8
+#: the capacity asked for each pipe to and from a server (the kernel may cap it: ``/proc/sys/fs/pipe-max-size``)
+PIPE_BYTES = 1 << 20
+
+
+def widen_pipe(fd: int, size: int = PIPE_BYTES) -> int:
+    """Ask the kernel for a pipe buffer of ``size`` bytes on ``fd`` (Linux ``F_SETPIPE_SZ``); returns the capacity
+    it has now (0 when the platform cannot tell).
+
+    Why: a message carrying a state part (an app's database, hundreds of kilobytes) does not fit a default pipe of
+    64 KiB, so the writer stops every 64 KiB until the reader has taken the last piece: a server that has finished
+    its call waits, a core idle, until the caller comes back to read the rest, and each piece costs two context
+    switches. With room for the whole message the writer hands it over in one write and goes on. It changes no
+    byte that is read; where the kernel refuses (another OS, a lower limit) the pipe keeps the size it has.
+    """
+    setter, getter = getattr(fcntl, "F_SETPIPE_SZ", None), getattr(fcntl, "F_GETPIPE_SZ", None)
+    if setter is None or getter is None:
+        return 0
+    try:
+        limit = int(Path("/proc/sys/fs/pipe-max-size").read_text())
+    except (OSError, ValueError):
+        limit = size
+    try:
+        fcntl.fcntl(fd, setter, min(size, limit))
+    except OSError:
+        pass
+    try:
+        return fcntl.fcntl(fd, getter)
+    except OSError:
+        return 0
 
 
 class _PlainUnpickler(pickle.Unpickler):
@@ -228,6 +258,9 @@ class InterpreterTransport(Transport):
                 )
         except OSError as exc:
             raise ToolRuntimeError(f"cannot start {self.python!r} ({exc.strerror}): check the foreign environment") from None
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                widen_pipe(stream.fileno())
         channel = _ServerChannel(proc, Path(log), self.name)
         try:
             channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes, self.cache_bytes))
