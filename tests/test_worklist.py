@@ -15,6 +15,7 @@ from libra.induction.candidates import candidate_compositions
 from libra.induction.engine import BuildConfig, Engine
 from libra.induction.worklist import Item, ItemCodec, PackedHeap, PackedQueue, order_key
 
+from .conftest import needs_bfcl
 from .induction_toys import ShopBenchmark
 
 
@@ -103,7 +104,7 @@ def _engine(path: Path) -> Engine:
     return Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), lambda a, b: float(a == b), BuildConfig(batch_size=4), memo_path=path)
 
 
-def _drain(engine: Engine) -> list[Item]:
+def _drain(engine: Engine) -> list[Item | None]:
     out = []
     while engine._pending():
         out.append(engine._pop())
@@ -133,3 +134,109 @@ def test_a_checkpoint_keeps_the_worklist_and_its_order(tmp_path: Path) -> None:
     assert not _engine(tmp_path / "a.sqlite").restore(tmp_path / "old.ckpt", "id")
     first.close(remove=True)
     again.close(remove=True)
+
+
+class _FullHeap(PackedHeap):
+    """The heap before spent items were left out: it holds every item pushed (the reference to compare with)."""
+
+    def push(self, priority: float, seq: int, item: Item, spent: bool = False) -> None:
+        super().push(priority, seq, item)
+
+    def discard(self, dead) -> int:  # type: ignore[no-untyped-def]
+        return 0
+
+
+def _take(heap: PackedHeap, dead: set[str], want: int) -> list[Item]:
+    """What the engine's wave selection takes: pop until ``want`` live items or the heap is empty, dropping
+    spent items (and the None of a heap that left them out)."""
+    out: list[Item] = []
+    while heap and len(out) < want:
+        item = heap.pop()
+        if item is not None and item.tool not in dead:
+            out.append(item)
+    return out
+
+
+def test_a_heap_that_leaves_spent_items_out_selects_as_if_it_held_them() -> None:
+    """Waves of selections with interleaved pushes, tools whose budget is spent one after another (pushed
+    spent, or discarded later): the same live items in the same order, and the heap is true exactly when the
+    full heap still holds something, after every wave."""
+    rng = random.Random(11)
+    codec = ItemCodec()
+    lean, full = PackedHeap(codec), _FullHeap(codec)
+    tools = [f"T{i}.run" for i in range(12)]
+    dead: set[str] = set()
+    seq = left_out = fewer = 0
+    for wave in range(300):
+        for _ in range(rng.randrange(0, 40)):
+            seq += 1
+            item = Item(rng.randrange(100), rng.choice(tools), rng.randrange(3), (("x", rng.randrange(1000)),), rng.random() < 0.1)
+            prio = -round(rng.choice([0.5, 1.0, rng.random()]), 6)
+            spent = item.tool in dead
+            left_out += spent
+            lean.push(prio, seq, item, spent=spent)
+            full.push(prio, seq, item)
+        if rng.random() < 0.15 and len(dead) < len(tools) - 1:
+            dead.add(rng.choice(tools))
+        if rng.random() < 0.3:
+            left_out += lean.discard(lambda it: it.tool in dead)
+        want = rng.randrange(1, 30)
+        assert _take(lean, dead, want) == _take(full, dead, want)
+        assert bool(lean) == bool(full), wave
+        fewer = max(fewer, len(full) - len(lean))
+    assert left_out > 100 and fewer > 20
+    while full:
+        assert _take(lean, dead, 50) == _take(full, dead, 50)
+        assert bool(lean) == bool(full)
+
+
+def test_discard_asks_once_per_kind_of_item_and_keeps_the_rest_in_order() -> None:
+    codec = ItemCodec()
+    heap = PackedHeap(codec)
+    items = [Item(n, tool, 0, (("x", n),)) for n in range(200) for tool in ("A.get", "B.put")]
+    for seq, item in enumerate(items, 1):
+        heap.push(-(seq % 7) / 7, seq, item)
+    asked: list[Item] = []
+    assert heap.discard(lambda it: asked.append(it) or it.tool == "B.put") == 200
+    assert sorted(it.tool for it in asked) == ["A.get", "B.put"]  # one question per (tool, template, flags)
+    reference = sorted((-(seq % 7) / 7, seq) for seq, it in enumerate(items, 1) if it.tool == "A.get")
+    assert [heap.pop() for _ in range(200)] == [items[seq - 1] for _p, seq in reference]
+    assert heap.pop() is None and not heap  # the left-out items come last here: the full heap would pop them now
+
+
+def _build(full: bool, tmp: Path) -> tuple[Engine, list[int]]:
+    """A build of BFCL's file system whose budgets run out early (so offers queue behind spent ones), swept for
+    spent items after every wave; with ``full`` the heaps hold every item instead."""
+    from libra.benchmarks.bfcl import load_catalog
+    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.catalog import Catalog
+
+    catalog = Catalog([t for t in load_catalog() if t.group == "GorillaFileSystem"], name="bfcl-files")
+    runtime = make_bfcl_runtime(catalog=catalog, isolated=False)
+    contracts = check_contracts(catalog, runtime).contracts
+    config = BuildConfig(batch_size=8, max_calls_per_tool=3, number_offers_per_tool=1, max_calls=400)
+    engine = Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), lambda a, b: float(a == b), config, memo_path=tmp / ("full" if full else "lean"))
+    engine.DISCARD_AT = 1  # type: ignore[misc]
+    if full:
+        engine.queue, engine.far = _FullHeap(engine.queue.codec), _FullHeap(engine.far.codec)
+    engine.start()
+    held = []
+    while engine.step():
+        held.append(len(engine.queue) + len(engine.far))
+    runtime.close()
+    return engine, held
+
+
+@needs_bfcl
+def test_leaving_spent_offers_out_changes_nothing_a_build_does(tmp_path: Path) -> None:
+    """A real build with and without the spent offers held: the same calls, counters (waves included: a worklist
+    of spent items only still takes a wave to drain) and relations."""
+    (lean, lean_held), (full, full_held) = _build(False, tmp_path), _build(True, tmp_path)
+    assert lean.counters == full.counters
+    assert [(c.node, c.tool, c.args) for c in lean.calls] == [(c.node, c.tool, c.args) for c in full.calls]
+    assert sorted(map(repr, lean.relations)) == sorted(map(repr, full.relations)) and lean.relations
+    # the lean build did leave items out, wave after wave
+    assert len(lean_held) == len(full_held) and sum(f - h for h, f in zip(lean_held, full_held)) > 100
+    assert all(h <= f for h, f in zip(lean_held, full_held))
+    lean.close(remove=True)
+    full.close(remove=True)

@@ -13,6 +13,7 @@ catalog: a library silently applied to another catalog would propagate over wron
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, overload
 
-from ._io import atomic_write_bytes
+from ._io import atomic_open
 from .catalog import Catalog
 from .errors import CatalogError, LibraryFormatError
 from .library_check import (
@@ -196,11 +197,18 @@ class Library:
         }
 
     def save(self, path: str | Path) -> None:
+        # Streamed into the file (through gzip for .gz): the document of a large build (millions of candidate
+        # columns, relations' evidence) would otherwise sit in memory three times at the end of the build, as text,
+        # as UTF-8 bytes and compressed, on top of everything the build still holds.
         path = Path(path)
-        data = json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        if path.suffix == ".gz":
-            data = gzip.compress(data, compresslevel=6, mtime=0)
-        atomic_write_bytes(path, data)
+        with atomic_open(path) as fh:
+            raw = gzip.GzipFile(filename="", fileobj=fh, mode="wb", compresslevel=6, mtime=0) if path.suffix == ".gz" else None
+            text = io.TextIOWrapper(raw if raw is not None else fh, encoding="utf-8", newline="")
+            json.dump(self.to_dict(), text, ensure_ascii=False, separators=(",", ":"))
+            text.flush()
+            text.detach()  # the file itself is closed by atomic_open
+            if raw is not None:
+                raw.close()
 
     @classmethod
     def from_dict(cls, d: Any, catalog: Catalog | None = None, source: str = "library") -> Library:

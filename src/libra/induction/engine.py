@@ -67,6 +67,7 @@ from .defaults import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
 from .judges import Run, judge_compatibility, judge_provenance, judge_state
 from .memo import MemoKey, MemoStore, memo_key
 from .nodes import Node, child, lineage
+from .pair_counts import PairCounts
 from .paths import canonical_path
 from .rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from .retries import RetryLedger, retry_budget
@@ -76,7 +77,9 @@ from ..runtime.base import InvocationRecord, Runtime, State
 CHECKPOINT_VERSION = 29  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
-CHECKPOINT_FORMAT = 2
+# 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
+# position (pair_counts.PairCounts)
+CHECKPOINT_FORMAT = 3
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 
@@ -587,7 +590,7 @@ class Engine:
         self.per_tool_numbers: dict[str, int] = {}
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
-        self.pair_offers: dict[tuple[str, str, str, str], int] = {}
+        self.pair_offers = PairCounts()  # offers per candidate pair, aligned with by_provider (see _offers)
         self.state_offers: dict[tuple[str, str, str], int] = {}
         # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
         self.retry = RetryLedger()
@@ -1246,7 +1249,9 @@ class Engine:
         # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
         sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
         self.enqueued += 1
-        (self.queue if near and not (item.number_offer or item.placement) else self.far).push(-round(float(sim), 6), self.enqueued, item)
+        heap = self.queue if near and not (item.number_offer or item.placement) else self.far
+        # (an item whose tool's budget is spent would only be popped to be dropped: see _discard_spent)
+        heap.push(-round(float(sim), 6), self.enqueued, item, spent=self._spent(item))
 
     def _offer_name(self, consumer: str, param: str, placement: str) -> str:
         """The name an offered value's own name is matched against to order the offers: the input's name, or for a
@@ -1266,7 +1271,7 @@ class Engine:
     def _pending(self) -> bool:
         return bool(self.queue or self.far or self.probes or self.near_probes)
 
-    def _pop(self) -> Item:
+    def _pop(self) -> Item | None:
         # Every tool's initial calls (Algorithm 1, lines 7-8) run before any offer. Offers never run out in a large
         # catalog, so under a binding budget an initial call left behind them never runs, and its tool then
         # provides nothing at all.
@@ -1275,6 +1280,7 @@ class Engine:
         # offers across groups: the values only that state lists are the ones its group's consumers can use, and
         # cross-group offers, which seldom succeed, would otherwise spend those consumers' budgets before the
         # state is ever read. Probes of states another group created still wait for every offer.
+        # (A heap answers None where it would pop only items left out as spent: see _discard_spent.)
         if self.probes and self.probes.peek().node == 0:
             return self.probes.popleft()
         if self.queue:
@@ -1321,7 +1327,25 @@ class Engine:
             info.record = None
         for it in wave.new_items:
             self._enqueue(it)
+        self._discard_spent()
         return self._pending()
+
+    #: a heap of offers is swept for spent items once it holds this many, and again whenever it has doubled
+    DISCARD_AT = 1 << 16
+
+    def _discard_spent(self) -> None:
+        """Drop the queued offers whose tool's budget is spent (:meth:`_spent`): they would only be popped to be
+        dropped.
+
+        Why: a large build queues millions of offers and runs a small share of them; most of the rest belong to
+        consumers whose budget went on better-named offers (AppWorld: 3.4 M queued at the end of a 400k-call build,
+        most of the caller's memory growth). Budgets only grow, so a spent item stays spent, and dropping it
+        without side effects is all that popping it would have done; the heaps keep the exploration's order exactly
+        as if the items were there (:class:`~.worklist.PackedHeap`). Swept only when a heap has doubled, so the
+        cost per queued item stays constant."""
+        for heap in (self.queue, self.far):
+            if len(heap) >= max(self.DISCARD_AT, 2 * heap.kept_after_discard):
+                heap.discard(self._spent)
 
     # ------------------------------------------------------------------------------- phase 1: select the wave
     def _select_wave(self) -> list[tuple[Item, dict[str, Any], dict[str, int]]]:
@@ -1331,7 +1355,7 @@ class Engine:
         batch: list[tuple[Item, dict[str, Any], dict[str, int]]] = []
         while self._pending() and len(batch) < cfg.batch_size:
             item = self._pop()
-            if not self._may_run(item):
+            if item is None or not self._may_run(item):
                 continue
             bound = self.bind(item)
             if bound is None:
@@ -1351,12 +1375,17 @@ class Engine:
             return self.per_tool_numbers, cfg.number_offers_per_tool
         return (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
 
+    def _spent(self, item: Item) -> bool:
+        """Whether an item's tool has spent the budget it would be charged to, for good (budgets only grow).
+
+        State tests have their own cap (per creator and consumer), so a consumer whose budget went on value tests
+        early still gets them: the states that need them are often reached late."""
+        budget, limit = self._budget(item)
+        return budget.get(item.tool, 0) >= limit and not item.state_test
+
     def _may_run(self, item: Item) -> bool:
         """Whether an item may still run: its tool's budget is not spent and, for an offer, its state is not gated."""
-        budget, limit = self._budget(item)
-        # State tests have their own cap (per creator and consumer), so a consumer whose budget went on value
-        # tests early still gets them: the states that need them are often reached late.
-        if budget.get(item.tool, 0) >= limit and not item.state_test:
+        if self._spent(item):
             return False
         if item.fixed and self.gated(item.node, item.tool):
             self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
@@ -1850,7 +1879,11 @@ class Engine:
         nested, tools = self._nested, self._tools
         for pv in fresh:
             self._poll_calls()
-            for consumer, param in self.by_provider.get((pv.tool, pv.export), ()):
+            key = (pv.tool, pv.export)
+            consumers = self.by_provider.get(key, ())
+            if consumers:
+                offers, slots = self.pair_offers.row(key, consumers), self.pair_offers.slots(key, consumers)
+            for at, (consumer, param) in enumerate(consumers):
                 if pv.for_group and not self._meant_for(pv, consumer):
                     continue
                 leaf = nested.get(consumer, _NO_REFERENCES).get(param)
@@ -1860,13 +1893,14 @@ class Engine:
                 pair = (pv.tool, pv.export, consumer, param)
                 settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
                 # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
-                settled_or_spent = settled or self.pair_offers.get(pair, 0) >= cfg.offers_per_pair
+                slot = at if slots is None else slots[at]
+                settled_or_spent = settled or offers[slot] >= cfg.offers_per_pair
                 if settled_or_spent:
                     if not self._take_state_offer(pv, target, consumer, param):
                         self.counters["skipped_implied"] += 1
                         continue
                 else:
-                    self.pair_offers[pair] = self.pair_offers.get(pair, 0) + 1
+                    offers[slot] += 1
                 numeric = self.offered_literal(consumer, param)
                 for ti, tmpl in enumerate(self.contracts[consumer].templates):
                     arg = tmpl.arguments.get(param)

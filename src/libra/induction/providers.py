@@ -63,7 +63,7 @@ def no_relation_causes(engine: Engine) -> dict[str, Any]:
     for i, info in enumerate(engine.calls):
         calls.setdefault(info.tool, []).append(i)
     valued = {pv.tool for pv in engine.values}
-    offered = {k[0] for k in engine.pair_offers}
+    offered = engine.pair_offers.providers()
     tested: dict[str, set[str]] = {}
     for provider, _export, consumer, _param in engine.pair_tests:
         tested.setdefault(provider, set()).add(consumer)

@@ -6,7 +6,12 @@ int, the item object, its attribute dict and its binding tuples), so the worklis
 memory. Here an item is one integer: its tool, input and placement names are interned, and its node, template,
 value id and flags are bit fields. A heap entry puts the priority and the sequence number above those fields, so
 integers compare exactly as the tuples did (priority, then sequence: the sequence is unique, so the item's own
-bits never decide) and the pop order, hence the exploration, is unchanged; an entry takes about 70 bytes.
+bits never decide) and the pop order, hence the exploration, is unchanged; an entry takes about 80 bytes.
+
+Most of what such a build queues can never run: an offer waits behind better-named ones until its consumer's budget
+is spent, and from then on it is popped only to be dropped. A heap therefore lets its owner leave such items out
+(:meth:`PackedHeap.push` of a spent item, :meth:`PackedHeap.discard`) while still answering, for the order of everything else, as
+if they were there: see :class:`PackedHeap`.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import heapq
 import math
 import struct
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 __all__ = ["Item", "ItemCodec", "PackedHeap", "PackedQueue"]
@@ -101,25 +107,78 @@ class ItemCodec:
 
 
 class PackedHeap:
-    """A min-heap of items by (priority, sequence): what ``heapq`` over ``(priority, seq, item)`` tuples pops."""
+    """A min-heap of items by (priority, sequence): what ``heapq`` over ``(priority, seq, item)`` tuples pops.
+
+    Items its owner knows can never run again (popping them would only drop them) need not be held: :meth:`push`
+    of one marked ``spent`` only records it, :meth:`discard` removes those already held. The heap then behaves as if they
+    were still there wherever that could be seen: it stays true while one of them would still be queued, and
+    :meth:`pop` answers None (a dropped item) where the full heap would have popped one of them last. What it
+    keeps for that is one number, the largest (priority, sequence) left out that the full heap would still hold:
+    the full heap pops a left-out item before any held item that sorts after it, so once :meth:`pop` returns such
+    an item every left-out one is behind. Which items are left out is the owner's promise (see ``Engine._spent``);
+    the order of the held ones is untouched (their keys are unique, so a rebuilt heap pops them as before).
+    """
 
     def __init__(self, codec: ItemCodec) -> None:
         self.codec = codec
         self.heap: list[int] = []
+        self.ghost = -1  # the largest (priority, sequence) key of a left-out item the full heap would hold; -1: none
+        self.kept_after_discard = 0  # the heap's size after the last :meth:`discard` (when to discard again)
 
-    def push(self, priority: float, seq: int, item: Item) -> None:
+    @staticmethod
+    def _key(priority: float, seq: int) -> int:
         if not 0 <= seq < (1 << _SEQ_BITS):
             raise ValueError(f"a work item's sequence number ({seq}) does not fit {_SEQ_BITS} bits")
-        heapq.heappush(self.heap, (((order_key(priority) << _SEQ_BITS) | seq) << ITEM_BITS) | self.codec.pack(item))
+        return (order_key(priority) << _SEQ_BITS) | seq
 
-    def pop(self) -> Item:
-        return self.codec.unpack(heapq.heappop(self.heap) & _ITEM_MASK)
+    def push(self, priority: float, seq: int, item: Item, spent: bool = False) -> None:
+        """Queue an item; one its owner knows can never run (``spent``) is left out, only its place remembered."""
+        key = self._key(priority, seq)
+        if spent:
+            self.ghost = max(self.ghost, key)
+        else:
+            heapq.heappush(self.heap, (key << ITEM_BITS) | self.codec.pack(item))
+
+    def pop(self) -> Item | None:
+        """The next item; None where the full heap would pop only left-out items (it then holds none of them)."""
+        if not self.heap:
+            self.ghost = -1
+            return None
+        entry = heapq.heappop(self.heap)
+        if entry >> ITEM_BITS > self.ghost:
+            self.ghost = -1  # every left-out item sorts before this one: the full heap popped them already
+        return self.codec.unpack(entry & _ITEM_MASK)
+
+    def discard(self, dead: Callable[[Item], bool]) -> int:
+        """Remove the held items ``dead`` says can never run; returns how many. ``dead`` must depend on an item's
+        tool, template, placement and flags only (it is asked once per combination, about an item with that
+        combination and an empty node and binding)."""
+        shift = _SHIFT["tool"]
+        verdicts: dict[int, bool] = {}
+        kept: list[int] = []
+        ghost = self.ghost
+        for entry in self.heap:
+            kind = (entry & _ITEM_MASK) >> shift
+            gone = verdicts.get(kind)
+            if gone is None:
+                gone = verdicts[kind] = dead(self.codec.unpack(kind << shift))
+            if gone:
+                ghost = max(ghost, entry >> ITEM_BITS)
+            else:
+                kept.append(entry)
+        dropped = len(self.heap) - len(kept)
+        if dropped:
+            heapq.heapify(kept)
+            self.heap, self.ghost = kept, ghost
+        self.kept_after_discard = len(self.heap)
+        return dropped
 
     def __len__(self) -> int:
+        """The items held (left-out ones are not)."""
         return len(self.heap)
 
     def __bool__(self) -> bool:
-        return bool(self.heap)
+        return bool(self.heap) or self.ghost >= 0
 
 
 class PackedQueue:
