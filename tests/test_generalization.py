@@ -223,6 +223,17 @@ def test_workdir_prints_dot_paths_and_takes_bare_names(fresh):
     assert workdir.recent() == {"files": ["new.txt", "notes.txt", "todo.md"]}
 
 
+def test_tickets_first_number_is_an_existing_ticket(fresh):
+    tickets = fresh("tickets")
+    assert tickets.list_tickets() == [101, 102, 103]
+    assert tickets.open_ticket("Broken chair") == {"ticket_id": 103, "status": "open"}
+    assert tickets.get_ticket(103)["title"] == "Broken chair"
+    assert tickets.open_ticket("Desk lamp") == {"ticket_id": 104, "status": "open"}
+    assert tickets.list_tickets() == [101, 102, 103, 104]
+    with pytest.raises(KeyError):
+        tickets.get_ticket(105)
+
+
 def test_a_new_value_is_compared_with_another_one():
     """The file ``touch`` created fills both of ``compare``'s inputs best; the call takes another file beside it."""
     out = built("workdir")

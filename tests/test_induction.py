@@ -495,6 +495,21 @@ def test_written_tells_an_addressed_record_from_a_written_value():
     assert _written("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
 
 
+def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
+    """A reply naming the key of a record the call changed in place (not one it added or wrote as a value) is what
+    a creation whose new key coincides with an existing record looks like: the engine runs it once more."""
+    from libra.induction.engine import _rewrote_in_place
+
+    diff = {"Desk": {"changed": {'orders["12446"].price': {"before": 9.5, "after": 2.0}, "counter": {"before": 12446, "after": 12447}}, "added": {}, "removed": {}}}
+    assert _rewrote_in_place(12446, diff)
+    assert _rewrote_in_place("12446", diff)
+    assert not _rewrote_in_place(12447, diff)  # written: the counter's new value
+    assert not _rewrote_in_place(2.0, diff)  # a value written, not a key
+    assert not _rewrote_in_place("1244", diff)  # a key is matched whole
+    assert _rewrote_in_place("C1", {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}})
+    assert not _rewrote_in_place("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
+
+
 def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
     """A call that gives a blank record its first content is a source of the record's key; an overwrite is not."""
     from libra.induction.engine import _filled

@@ -40,7 +40,7 @@ from libra.catalog import Catalog
 VALUE = ("provenance", "compatibility")
 
 #: The suite's catalogs, by module name under this package.
-CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir")
+CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir", "tickets")
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
 COVERAGE: dict[int, str] = {

@@ -74,7 +74,7 @@ from .retries import RetryLedger, retry_budget
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 
-CHECKPOINT_VERSION = 29  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 30  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
@@ -361,6 +361,31 @@ def _written(value: Any, state_changes: Any) -> bool:
         changed = part.get("changed") or {}
         after = [d.get("after") if isinstance(d, dict) and "after" in d else d for d in changed.values()]
         if _occurs(value, after) or _occurs(value, part.get("added")):
+            return True
+    return False
+
+
+_PATH_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.\[\]"]+)')
+
+
+def _rewrote_in_place(value: Any, state_changes: Any) -> bool:
+    """Whether ``value`` is the key of a record the call changed in place -- a segment of the path of one of its
+    ``changed`` entries (``orders["12446"].price``) -- and no value it wrote there or added.
+
+    Why: a call that reports such a key (an order id it was not given) overwrote a record that was already in
+    the state. Origin credit rightly withholds the key from it (see :func:`_written`), but a creating tool does
+    this too when the key it mints coincides with a record the sandbox already holds (a counter that starts at
+    an existing id, a default name a fixture already uses): then the key it *would* mint is never seen. Only a
+    second call from the state it created tells the two apart (:meth:`Engine._on_success`).
+    """
+    if not isinstance(state_changes, dict) or _written(value, state_changes):
+        return False
+    text = value if isinstance(value, str) else json.dumps(value) if _is_number(value) else None
+    if not text:
+        return False
+    for part in state_changes.values():
+        changed = part.get("changed") if isinstance(part, dict) else None
+        if isinstance(changed, dict) and any(text == (q or i or b) for path in changed for q, i, b in _PATH_KEY.findall(str(path))):
             return True
     return False
 
@@ -1689,6 +1714,23 @@ class Engine:
         wave.new_items.extend(self._offers(fresh, target))
         if changed:
             self._plan_sweeps(item, node, target, call_id, wave)
+            if self._mint_again(item, node, rec, fresh):
+                wave.new_items.append(Item(target.id, item.tool, item.template))
+
+    def _mint_again(self, item: Item, node: Node, rec: dict[str, Any], fresh: list[PoolValue]) -> bool:
+        """Whether a state-changing success runs its template once more, from the state it created.
+
+        It does when its reply names a record it rewrote in place without being given its key
+        (:func:`_rewrote_in_place`): either it updates a record of its own choosing, or it created one whose key
+        coincides with a record that was already there, and then the key it mints -- what a caller passes on to
+        read, change or cancel what it made -- is withheld from it. A second call from the state it created
+        mints a key no earlier state held, and its offers test it like any created record's. A call that is
+        itself such a repeat (its state was created by the same tool) runs no third one.
+        """
+        if node.creator >= 0 and self.calls[node.creator].tool == item.tool:
+            return False
+        changes = rec.get("state_changes")
+        return any(pv.record.startswith("response:") and _rewrote_in_place(pv.value, changes) for pv in fresh)
 
     def _plan_parent_test(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: Wave) -> None:
         """Every success reached after a state change is also a state test for free: the same call from the parent
@@ -2027,6 +2069,10 @@ class Engine:
         self.counters["state_tests"] += len(sweeps)
         for idx, (t, (rec, _)) in enumerate(zip(controls, first[: len(controls)])):
             if idx in before_provider and classify(self.contracts[t.use.tool], before_provider[idx]) != "failure":
+                # Moot, not concluded: the value was usable before this provider ran, so the test says nothing
+                # about it, and gives its pair's budget back -- else a provider whose first values re-stated
+                # existing records (see _mint_again) never tests the keys it creates.
+                self.pair_tests[t.pair] -= 1
                 continue
             self._record_value_test(t, rec)
         for s, (before, _), outcome in zip(sweeps, befores, before_outcomes):
