@@ -65,7 +65,9 @@ def no_relation_causes(engine: Engine) -> dict[str, Any]:
     valued = {pv.tool for pv in engine.values}
     offered = engine.pair_offers.providers()
     tested: dict[str, set[str]] = {}
-    for provider, _export, consumer, _param in engine.pair_tests:
+    for (provider, _export, consumer, _param), n in engine.pair_tests.items():
+        if n <= 0:  # a moot test gave its budget back: the pair was not tested
+            continue
         tested.setdefault(provider, set()).add(consumer)
     creators = {engine.calls[n.creator].tool for n in engine.nodes if n.creator >= 0}
     group = {t.name: t.group for t in engine.catalog}
