@@ -24,6 +24,33 @@ def machine() -> dict[str, Any]:
     }
 
 
+def speed_probe(repeats: int = 3) -> float:
+    """Seconds a fixed single-threaded workload takes here (the best of ``repeats``): pure Python, pickling and an
+    in-memory SQLite table, the three things a build's processes mostly do.
+
+    Why: this machine is shared, and its speed has been seen to change between runs of the same code by more than
+    the changes being measured. A build's wall time recorded with the probe taken just before it can be compared
+    across days as wall / probe; a change in the code shows in that ratio, a slower machine does not.
+    """
+    import pickle
+    import sqlite3
+
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        rows = [{"id": i, "name": f"item-{i}", "tags": [i % 7, i % 11]} for i in range(60_000)]
+        blob = pickle.dumps(rows)
+        pickle.loads(blob)
+        db = sqlite3.connect(":memory:")
+        db.execute("create table t (id integer primary key, name text)")
+        db.executemany("insert into t values (?, ?)", ((r["id"], r["name"]) for r in rows))
+        db.execute("select count(*), sum(length(name)) from t where name like '%7%'").fetchone()
+        db.close()
+        sum(hash(r["name"]) & 0xFF for r in rows)
+        best = min(best, time.perf_counter() - t0)
+    return round(best, 4)
+
+
 def git_rev() -> str:
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()

@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 
-from _common import save
+from _common import save, speed_probe
 
 # Relations a user of these APIs knows; reported (not asserted) so a regression shows up in the results file.
 EXPECTED = {
@@ -63,13 +63,21 @@ def main() -> None:
         if args.workers is not None:
             cmd += ["--workers", str(args.workers)]
         wall: float | None = None
+        probe: float | None = None
+        cpu: float | None = None
         if args.existing:
             if not os.path.exists(out):
                 sys.exit(f"no library at {out}: run without --existing to build it")
         else:
+            probe = speed_probe()
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True)
             wall = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            # CPU of the build and of every process it reaped (workers; servers they reaped): less sensitive to
+            # a busy machine than the wall time
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             if proc.returncode != 0:
                 sys.exit(f"libra build failed: {proc.stderr.strip()}")
         subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True)
@@ -88,6 +96,10 @@ def main() -> None:
         "benchmark": args.benchmark,
         "command": " ".join(["libra"] + cmd[3:]),
         "process_wall_seconds": None if wall is None else round(wall, 1),
+        "process_cpu_seconds": None if cpu is None else round(cpu, 1),
+        # the machine's speed just before the build (benchmarks/_common.speed_probe): compare builds as wall / probe
+        "speed_probe_seconds": probe,
+        "wall_per_probe": None if wall is None or not probe else round(wall / probe, 1),
         "peak_rss_mb": peak,
         "largest_process_max_rss_mb": waited,
         "target_peak_rss_mb": 2048,
