@@ -24,7 +24,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def speed_probe(repeats: int = 3) -> float:
+def speed_probe(repeats: int = 5) -> float:
     """Seconds a fixed single-threaded workload takes here (the best of ``repeats``): pure Python, pickling and an
     in-memory SQLite table, the three things a build's processes mostly do.
 
