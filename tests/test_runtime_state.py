@@ -527,3 +527,15 @@ def test_bfcl_records_and_states_are_as_before() -> None:
     now = json.loads(json.dumps(bfcl_walk(make_bfcl_runtime()), sort_keys=True, default=str))
     assert len(now) == len(golden) == 216
     assert now == golden
+
+
+def test_path_keys_reads_back_what_key_path_and_index_path_wrote():
+    from libra.runtime.diff import index_path, key_path, path_keys
+
+    keys = ["orders", "12446", "a b\"c", "new.txt", "price"]
+    path = ""
+    for k in keys:
+        path = key_path(path, k)
+    path = index_path(path, 3)
+    assert path_keys(path) == keys + ["3"]
+    assert path_keys("root.contents[\"new.txt\"].content") == ["root", "contents", "new.txt", "content"]

@@ -73,6 +73,7 @@ from .rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from .retries import RetryLedger, retry_budget
 from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
+from ..runtime.diff import path_keys
 
 CHECKPOINT_VERSION = 30  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
@@ -365,9 +366,6 @@ def _written(value: Any, state_changes: Any) -> bool:
     return False
 
 
-_PATH_KEY = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.\[\]"]+)')
-
-
 def _rewrote_in_place(value: Any, state_changes: Any) -> bool:
     """Whether ``value`` is the key of a record the call changed in place -- a segment of the path of one of its
     ``changed`` entries (``orders["12446"].price``) -- and no value it wrote there or added.
@@ -385,7 +383,7 @@ def _rewrote_in_place(value: Any, state_changes: Any) -> bool:
         return False
     for part in state_changes.values():
         changed = part.get("changed") if isinstance(part, dict) else None
-        if isinstance(changed, dict) and any(text == (q or i or b) for path in changed for q, i, b in _PATH_KEY.findall(str(path))):
+        if isinstance(changed, dict) and any(text in path_keys(str(path)) for path in changed):
             return True
     return False
 

@@ -50,6 +50,19 @@ def index_path(prefix: str, i: int) -> str:
     return f"{prefix}[{i}]"
 
 
+_PATH_PART = re.compile(r'\[("(?:[^"\\]|\\.)*")\]|\[(\d+)\]|([^.\[\]"]+)')
+
+
+def path_keys(path: str) -> list[str]:
+    """The keys and indexes of a path written by :func:`key_path` / :func:`index_path`, in order, as text
+    (``orders["12446"].price`` -> ``["orders", "12446", "price"]``): the inverse of the two, kept beside them so
+    the syntax has one home."""
+    keys: list[str] = []
+    for quoted, index, plain in _PATH_PART.findall(path):
+        keys.append(json.loads(quoted) if quoted else index or plain)
+    return keys
+
+
 def object_view(obj: Any, ignore: Iterable[str] = ()) -> dict[str, Any]:
     """View of one stateful object (its attributes), skipping ``ignore`` names and random generators.
 
