@@ -52,6 +52,10 @@ def main() -> None:
                 lines += ["", "'No edge' occurrences by why the tool provides no relation (the library's `stats.health.no_relation`, see README):", "",
                           "| " + " | ".join(c.replace("_", " ") for c in causes) + " |", "|" + "---|" * len(causes),
                           "| " + " | ".join(str(v) for v in causes.values()) + " |"]
+            tools = t3.get("no_edge_tools") or []
+            if tools:
+                lines += ["", "Its most frequent tools: " + ", ".join(
+                    f"`{t['tool']}` {t['occurrences']}" + (f" ({t['cause'].replace('_', ' ')})" if t.get("cause") else "") for t in tools[:10]) + "."]
         if "table6" in r:
             space = r.get("score_space", "similarity")
             note = " LIBRA's rows above average the encoder's probabilities (README, Algorithm 2); 'similarity (paper)' is the paper's average." if space == "probability" else ""

@@ -52,8 +52,22 @@ def test_no_edge_occurrences_are_counted_by_cause():
     assert bd.counts["no_edge"] == 2
     assert bd.no_edge_causes == {"reply_empty": 1, UNRECORDED: 1}
     assert bd.to_dict()["no_edge_causes"] == {"reply_empty": 1, UNRECORDED: 1}
+    # ...and listed per tool, most occurrences first (then by name), with the cause when the library records it
+    assert bd.no_edge_tools == [{"tool": "c", "occurrences": 1, "cause": "reply_empty"}, {"tool": "d", "occurrences": 1, "cause": UNRECORDED}]
     plain = recovery_breakdown(graph, catalog, tasks, base, k=1, ks=1)
     assert plain.counts == bd.counts and "no_edge_causes" not in plain.to_dict()
+    assert plain.to_dict()["no_edge_tools"] == [{"tool": "c", "occurrences": 1}, {"tool": "d", "occurrences": 1}]
+
+
+def test_no_edge_tools_are_ranked_by_occurrences():
+    catalog = Catalog([Tool(name=n, description=n) for n in ("a", "b", "c", "d")], name="toy")
+    graph = PropagationGraph.build(catalog, library_edges(Library(catalog, relations=[Relation("a", "b", "state")])))
+    base = np.array([[0.5, 0.9, 0.1, 0.2], [0.5, 0.9, 0.1, 0.2]])
+    # d is a missed gold tool of both queries, c of one; a (which has an edge) is never counted as "no edge"
+    tasks = [Task("q1", "query", ("c", "d")), Task("q2", "query", ("d", "a"))]
+    bd = recovery_breakdown(graph, catalog, tasks, base, k=1, ks=1)
+    assert [(r["tool"], r["occurrences"]) for r in bd.no_edge_tools] == [("d", 2), ("c", 1)]
+    assert sum(r["occurrences"] for r in bd.no_edge_tools) == bd.counts["no_edge"]
 
 
 def test_show_prints_the_causes(tmp_path):

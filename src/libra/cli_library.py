@@ -327,6 +327,16 @@ def explain_cmd(
                         console.print(f"      {label:>8}: {_call_line(r.evidence[key])}", markup=False, highlight=False)
 
 
+#: "no edge" tools ``libra analyze`` prints (all of them are in its JSON, ``table3.no_edge_tools``)
+NO_EDGE_SHOWN = 8
+
+
+def _no_edge_tool(row: dict[str, Any]) -> str:
+    """``tool x3 (cause)``: one "no edge" tool of Table 3, its occurrences and, when recorded, why it provides nothing."""
+    cause = row.get("cause")
+    return f"{row['tool']} x{row['occurrences']}" + (f" ({cause.replace('_', ' ')})" if cause else "")
+
+
 @app.command("analyze")
 def analyze_cmd(
     benchmark: Optional[str] = opts.benchmark_arg("benchmark name (omit with --library and --tasks: the library's own catalog)", required=False),
@@ -385,6 +395,8 @@ def analyze_cmd(
     console.print(t3)
     if bd.no_edge_causes:
         console.print("  no edge, by why the tool provides no relation: " + ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in bd.no_edge_causes.items()))
+    if bd.no_edge_tools:
+        console.print("  no edge, most frequent tools: " + ", ".join(_no_edge_tool(r) for r in bd.no_edge_tools[:NO_EDGE_SHOWN]))
 
     rows = sensitivity(graph, tasks, catalog, base, kk, spaces)
     t6 = Table(title="Table 6: sensitivity (R / NDCG)")

@@ -35,6 +35,11 @@ class Breakdown:
     #: the "no edge" occurrences split by why their tool provides no relation (the library's
     #: ``stats.health.no_relation``, see :mod:`libra.induction.providers`); empty when the library does not record it
     no_edge_causes: dict[str, int] = field(default_factory=dict)
+    #: the "no edge" occurrences per gold tool, most first: ``[{"tool", "occurrences", "cause"}]`` (``cause`` only
+    #: when the library records causes). Why: the share is a handful of tools, and whether it can fall depends on
+    #: what each of them is -- a tool whose values some consumer needs (a miss) or one whose output no other tool
+    #: takes (an action that ends a task) -- which only the per-tool list lets a reader check against the tools.
+    no_edge_tools: list[dict[str, Any]] = field(default_factory=list)
 
     def percent(self) -> dict[str, float]:
         n = max(1, self.occurrences)
@@ -44,6 +49,8 @@ class Breakdown:
         out: dict[str, Any] = {"occurrences": self.occurrences, "counts": self.counts, "percent": self.percent()}
         if self.no_edge_causes:
             out["no_edge_causes"] = self.no_edge_causes
+        if self.no_edge_tools:
+            out["no_edge_tools"] = self.no_edge_tools
         return out
 
 
@@ -64,9 +71,11 @@ def _positions(scores: np.ndarray) -> np.ndarray:
 
 def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1, causes: dict[str, str] | None = None) -> Breakdown:
     """Table 3; with ``causes`` (tool -> why it provides no relation, :func:`tool_causes`) the "no edge"
-    occurrences are also counted by cause, so the largest reason a gold provider has no edge can be read off."""
+    occurrences are also counted by cause, so the largest reason a gold provider has no edge can be read off; the
+    "no edge" occurrences are also listed per tool (:attr:`Breakdown.no_edge_tools`)."""
     has_out = graph.has_outgoing()
     by_cause: dict[str, int] = {}
+    by_tool: dict[str, int] = {}
     consumers = graph.consumers_of()
     counts = {o: 0 for o in OUTCOMES}
     n = 0
@@ -85,6 +94,7 @@ def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequenc
                 counts["recovered"] += 1
             elif not has_out[u]:
                 counts["no_edge"] += 1
+                by_tool[g] = by_tool.get(g, 0) + 1
                 if causes is not None:
                     cause = causes.get(g, UNRECORDED)
                     by_cause[cause] = by_cause.get(cause, 0) + 1
@@ -94,7 +104,13 @@ def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequenc
                 counts["provider_not_selected"] += 1
             else:
                 counts["below_cutoff"] += 1
-    return Breakdown(n, counts, dict(sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))))
+    tools = []
+    for tool, m in sorted(by_tool.items(), key=lambda kv: (-kv[1], kv[0])):
+        row: dict[str, Any] = {"tool": tool, "occurrences": m}
+        if causes is not None:
+            row["cause"] = causes.get(tool, UNRECORDED)
+        tools.append(row)
+    return Breakdown(n, counts, dict(sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))), tools)
 
 
 def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, **kw: Any) -> dict[str, float]:
