@@ -9,7 +9,7 @@ module functions over module globals, the way a small service is. What it exerci
   ticket was opened makes the test moot; yet opening a ticket is exactly where a caller gets the number it passes
   on to read the ticket. A success that rewrote a record it was not told about and names it in its reply
   runs again from the state it created (``Engine._mint_again``): the second ticket's number is new, and its offers
-  test it; a moot test gives its pair's budget back, so the first ticket's tests do not use up the second's.
+  test it; the pair's first moot test gives its budget back, so the first ticket's test does not use up the second's.
 """
 
 from __future__ import annotations

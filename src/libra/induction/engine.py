@@ -75,7 +75,7 @@ from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 from ..runtime.diff import path_keys
 
-CHECKPOINT_VERSION = 30  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 31  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
@@ -613,6 +613,9 @@ class Engine:
         self.per_tool_numbers: dict[str, int] = {}
         self.sweeps: dict[str, int] = {}
         self.pair_tests: dict[tuple[str, str, str, str], int] = {}
+        # Moot tests per pair, and the (pair, value) they tested (see _moot)
+        self.pair_moot: dict[tuple[str, str, str, str], int] = {}
+        self.moot_values: set[tuple[tuple[str, str, str, str], str]] = set()
         self.pair_offers = PairCounts()  # offers per candidate pair, aligned with by_provider (see _offers)
         self.state_offers: dict[tuple[str, str, str], int] = {}
         # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
@@ -631,6 +634,7 @@ class Engine:
             "skipped_implied": 0,
             "skipped_unfit": 0,
             "inconclusive_tests": 0,
+            "moot_tests": 0,
             "waves": 0,
         }
         self.counters.update(self.retry.stats(()))  # the retries' figures, kept current by _run_aside
@@ -1548,15 +1552,17 @@ class Engine:
         keep, the pairs they test and everything they count go there, and the calls they execute are theirs
         (:meth:`run_many`). The exploration's relations are looked up too (no retry tests a relation already
         known) but never written, so nothing the exploration decides later differs for the retries."""
-        books = (self.relations, self.pair_tests, self.counters)
+        books = (self.relations, self.pair_tests, self.pair_moot, self.moot_values, self.counters)
         self.relations = ChainMap(self.retry.relations, books[0])  # type: ignore[assignment]
         self.pair_tests = self.retry.pair_tests
+        self.pair_moot = self.retry.pair_moot
+        self.moot_values = self.retry.moot_values
         self.counters = self.retry.counters
         self._retrying = True
         try:
             yield
         finally:
-            self.relations, self.pair_tests, self.counters = books
+            self.relations, self.pair_tests, self.pair_moot, self.moot_values, self.counters = books
             self._retrying = False
 
     def _rebind_key(self, item: Item) -> tuple[Any, ...]:
@@ -1763,6 +1769,9 @@ class Engine:
                 continue
             if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair:
                 continue
+            if pv.restated and self._known_moot(pair, pv):
+                self.counters["skipped_moot"] = self.counters.get("skipped_moot", 0) + 1
+                continue  # moot again, at no cost (see _moot)
             if lineage is None:
                 lineage = self._lineage(item.node)
             tmpl_arg = self.contracts[item.tool].templates[item.template].arguments.get(param)
@@ -1931,6 +1940,9 @@ class Engine:
                     self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
                     continue
                 pair = (pv.tool, pv.export, consumer, param)
+                if pv.restated and self._known_moot(pair, pv):
+                    self.counters["skipped_moot"] = self.counters.get("skipped_moot", 0) + 1
+                    continue  # its test would be moot again: no offer, no charge to the consumer (see _moot)
                 settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
                 # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
                 slot = at if slots is None else slots[at]
@@ -2067,10 +2079,7 @@ class Engine:
         self.counters["state_tests"] += len(sweeps)
         for idx, (t, (rec, _)) in enumerate(zip(controls, first[: len(controls)])):
             if idx in before_provider and classify(self.contracts[t.use.tool], before_provider[idx]) != "failure":
-                # Moot, not concluded: the value was usable before this provider ran, so the test says nothing
-                # about it, and gives its pair's budget back -- else a provider whose first values re-stated
-                # existing records (see _mint_again) never tests the keys it creates.
-                self.pair_tests[t.pair] -= 1
+                self._moot(t)
                 continue
             self._record_value_test(t, rec)
         for s, (before, _), outcome in zip(sweeps, befores, before_outcomes):
@@ -2078,6 +2087,54 @@ class Engine:
                 self._record_state(s.call_id, s.consumer, s.args, before, next(after_results)[0], before_outcome=outcome)
             else:
                 self._record_state(s.call_id, s.consumer, s.args, before, before, before_outcome=outcome, after_outcome=outcome)
+
+    def _moot(self, t: ValueTest) -> None:
+        """Count a moot test (the consumer succeeded with the same value before its provider ran): it concludes
+        nothing about the provider. The pair's first moot test gives its budget back, later ones do not; and the
+        same value, re-stated by the same provider again, is neither offered to nor tested for that pair again
+        (:meth:`_offers`, :meth:`_plan_controls`).
+
+        Why give back: a provider whose first value re-stated an existing record (a creation whose first key
+        collides with one already there, see :meth:`_mint_again`) would otherwise settle the pair on tests of
+        that old record and never test the keys it creates.
+
+        Why not offer or test a moot value again: the provider re-states that value wherever it runs from a
+        state that holds the record (the same colliding key from every state it is called in), and its consumer
+        already used the value without it; each such offer would be charged to the consumer's budget and the
+        pair's offers, and its test would be moot as well, spending the pair's budget and its calls on a question
+        already answered. So a moot test costs its consumer nothing beyond the call already made.
+
+        Why only once per pair: a test costs real calls whether it concludes or not (the control, and the
+        consumer's call in the state before the provider), and the pair's budget is what bounds them. A provider
+        whose values of an export are re-stated as a rule (it shows records other tools show too) makes every
+        test of the pair moot; given back each time, such a pair never settles, keeps receiving value offers
+        charged to its consumer's budget and keeps running controls, and those crowd out the offers of
+        providers whose values are new. Once per pair covers the one collision a creation makes before it mints
+        fresh keys, and keeps a pair's cost within ``tests_per_pair + 1`` tests.
+
+        Why the consumer's own budget is not given back (charged when its call was admitted, :meth:`_admit`):
+        that charge pays for the call, which ran and explores as any success does (its values, its state, its
+        sweep); the test is only one of the things it led to. Per-tool budgets thus stay monotone, as
+        :meth:`_spent` and the worklist's left-out items rely on (:class:`~.worklist.PackedHeap`).
+        """
+        self.counters["moot_tests"] = self.counters.get("moot_tests", 0) + 1
+        self.moot_values.add((t.pair, json.dumps(self.values[t.vid].value, sort_keys=True)))
+        moot = self.pair_moot.get(t.pair, 0)
+        self.pair_moot[t.pair] = moot + 1
+        if moot == 0:
+            self.pair_tests[t.pair] -= 1
+
+    def _known_moot(self, pair: tuple[str, str, str, str], pv: PoolValue) -> bool:
+        """Whether a test of ``pair`` with ``pv``'s value was moot before (see :meth:`_moot`)."""
+        return pair in self.pair_moot and (pair, json.dumps(pv.value, sort_keys=True)) in self.moot_values
+
+    def concluded_tests(self, pair: tuple[str, str, str, str]) -> int:
+        """How many of the exploration's tests of ``pair`` concluded (ran and were not moot, see :meth:`_moot`).
+
+        ``pair_tests`` counts the tests planned, less the one moot test whose budget was given back; the other
+        moot tests stay charged there, yet concluded nothing either."""
+        moot = self.pair_moot.get(pair, 0)
+        return self.pair_tests.get(pair, 0) + min(moot, 1) - moot
 
     # --------------------------------------------------------------------------- phase 4: record relations
     def _record_value_test(self, t: "ValueTest", control_rec: dict[str, Any]) -> None:
@@ -2154,7 +2211,7 @@ class Engine:
         return dedupe([*self.relations.values(), *self.retry.relations.values()])
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_offers", "state_offers", "retry", "refusals", "relations", "counters", "started", "inherited")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_moot", "moot_values", "pair_offers", "state_offers", "retry", "refusals", "relations", "counters", "started", "inherited")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).

@@ -65,10 +65,10 @@ def no_relation_causes(engine: Engine) -> dict[str, Any]:
     valued = {pv.tool for pv in engine.values}
     offered = engine.pair_offers.providers()
     tested: dict[str, set[str]] = {}
-    for (provider, _export, consumer, _param), n in engine.pair_tests.items():
-        if n <= 0:  # a moot test gave its budget back: the pair was not tested
+    for pair in engine.pair_tests:
+        if engine.concluded_tests(pair) <= 0:  # every test of the pair was moot (Engine._moot): not tested
             continue
-        tested.setdefault(provider, set()).add(consumer)
+        tested.setdefault(pair[0], set()).add(pair[2])
     creators = {engine.calls[n.creator].tool for n in engine.nodes if n.creator >= 0}
     group = {t.name: t.group for t in engine.catalog}
     causes: dict[str, list[str]] = {c: [] for c in CAUSES}

@@ -52,7 +52,7 @@ class RetryLedger:
     - ``relations``: relations the retries' tests kept that the exploration had not (the exploration's own are
       looked up too, so no retry tests a relation already known, but none is written there);
     - ``pair_tests``: tests per (provider, export, consumer, input) the retries ran, capped like the
-      exploration's but counted apart;
+      exploration's but counted apart, and ``pair_moot``/``moot_values`` their moot tests (``Engine._moot``);
     - ``seen``: digests of the retry calls run (state, tool, arguments, credit), so none runs twice;
     - ``made``: memo keys of calls a retry executed that the exploration has not made itself yet;
     - ``rebound``: per (consumer template, offer), the bindings tried and retries spent (:mod:`.rebind`);
@@ -62,6 +62,8 @@ class RetryLedger:
 
     relations: dict[tuple, Any] = field(default_factory=dict)
     pair_tests: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    pair_moot: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
+    moot_values: set[tuple[tuple[str, str, str, str], str]] = field(default_factory=set)
     seen: set[bytes] = field(default_factory=set)
     made: set[Any] = field(default_factory=set)
     rebound: dict[tuple[Any, ...], Rebound] = field(default_factory=dict)
