@@ -244,7 +244,9 @@ def holders():
 inline = run()
 inline_threads = threading.active_count()
 inline_holders = holders()
-b.undo_inline()
+b.undo_direct()  # AppWorld's own test client again, decoding every token, ...
+b.undo_tokens()
+b.undo_inline()  # ... with its portal thread and worker threads
 threaded = run()
 print(json.dumps({"same": inline == threaded, "threads": [threads, inline_threads, threading.active_count()], "holders": [inline_holders, holders()]}))
 """
@@ -270,3 +272,66 @@ def test_requests_run_inline_with_the_answers_of_the_threaded_client(tmp_path):
     assert inline == before < threaded
     inline_holders, threaded_holders = got["holders"]
     assert inline_holders == [] and "fastapi_login.fastapi_login" in threaded_holders, got["holders"]
+
+
+_DIRECT_CHECK = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("appworld_backend", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+from fastapi_login import LoginManager
+b = m.AppWorldBackend({})
+direct, memo = b.requester.client, LoginManager._get_payload
+b.undo_tokens()
+original = LoginManager._get_payload
+fresh = b.fresh()
+tokens, logged = {}, fresh
+for app in ("phone", "spotify", "todoist", "file_system", "venmo", "amazon", "gmail", "splitwise", "simple_note"):
+    user = m.SUPERVISOR["phone_number"] if app == "phone" else m.SUPERVISOR["email"]
+    r = b.invoke(logged, app + ".login", {"username": user, "password": m._password(app, "supervisor")})
+    tokens[app], logged = r["output"]["access_token"], r["parts"]
+cases = []
+for doc in m.public_api_docs():  # every public API, every HTTP method: with arguments, without, with a made-up token
+    tool, args = doc["app_name"] + "." + doc["api_name"], {}
+    for p in doc["parameters"]:
+        kind = p["type"]
+        if p["name"] == "access_token":
+            args["access_token"] = tokens.get(doc["app_name"], "nope")
+        elif p.get("required"):
+            args[p["name"]] = 1 if kind == "integer" else ["a b/\u00e9", "x"] if kind.startswith("list") else True if kind == "boolean" else 1.5 if kind == "number" else "Z\u00fcrich & co/?a=1#x"
+    cases += [(logged, tool, args), (fresh, tool, {}), (logged, tool, {**args, "access_token": "made up"})]
+
+def run(fast):
+    b.requester.client = direct if fast else direct.client
+    LoginManager._get_payload = memo if fast else original
+    out = []
+    for parts, tool, args in cases:
+        r = b.invoke(parts, tool, args)
+        out.append([tool, r["status"], r["output"], r["error"], r["state_changes"], [k for _, k, _ in r["parts"]]])
+    return json.loads(json.dumps(out, default=repr))
+
+fast, slow = run(True), run(False)
+print(json.dumps({"cases": len(cases), "differ": [a[0] for a, c in zip(fast, slow) if a != c], "direct": type(direct).__name__,
+                  "statuses": sorted({a[1] for a in fast}), "unauthorized": sum(1 for a in fast if (a[3] or "").startswith("HTTP 401"))}))
+"""
+
+
+@needs_env
+def test_direct_requests_and_memoized_tokens_answer_as_the_test_client(tmp_path):
+    # The backend hands requests straight to the ASGI app and decodes each token once: for every public API
+    # (GET, POST, PUT, PATCH, DELETE, the form-encoded sign-in), with path parameters, lists and characters that need
+    # quoting, valid, missing and made-up tokens, the records and states are those of AppWorld's own test client.
+    import json
+    import subprocess
+
+    from libra.benchmarks.appworld import SERVER_FILE, cache_folder
+
+    script = tmp_path / "check.py"
+    script.write_text(_DIRECT_CHECK)
+    env = appworld_env.appworld_env_vars(appworld_root=cache_folder() / "root")
+    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["direct"] == "_DirectClient" and got["cases"] > 1000
+    assert got["differ"] == []
+    assert {"rejected", "success"} <= set(got["statuses"]) and got["unauthorized"] > 100

@@ -282,6 +282,221 @@ def run_requests_inline(requester: Any) -> Any:
     return undo
 
 
+class _DirectClient:
+    """The requester's ``TestClient`` without the HTTP client around the ASGI call: the same request, built by
+    the client's own ``build_request`` (so its URL, query string, headers, cookies and body are the bytes the
+    client would send), handed straight to the application in one turn of the event loop.
+
+    Why: for a request that the application answers quickly (a rejected token, a validation error) most of a
+    call's CPU went to the layers between the requester and the application -- merging the URL twice, the send
+    machinery (auth flow, redirect loop, response streams), and two event-loop turns per request (one to create
+    the completion event, one for the application). This runs what those layers do to an in-process request and
+    nothing else. What ``httpx.Client.send`` does that could change an answer is kept: redirects are followed as
+    it follows them (same limit, same redirect request), cookies a response sets are stored in the client's jar
+    (and so sent with the next request, as before), and the response is an ``httpx.Response`` read in full, so
+    ``.json()``, ``.text`` and ``.status_code`` are computed as before. The scope is built exactly as the test
+    client's transport builds it, and a server exception propagates as it does there.
+    """
+
+    def __init__(self, client: Any, loop: Any) -> None:
+        self.client = client
+        self.transport = client._transport
+        self.loop = loop
+
+    def __getattr__(self, name: str) -> Any:  # anything else the requester asks of its client (e.g. __exit__)
+        return getattr(self.client, name)
+
+    def __exit__(self, *exc: object) -> Any:
+        return self.client.__exit__(*exc)
+
+    def get(self, url: str, **kwargs: Any) -> Any:
+        return self.request("GET", url, **kwargs)
+
+    def post(self, url: str, **kwargs: Any) -> Any:
+        return self.request("POST", url, **kwargs)
+
+    def put(self, url: str, **kwargs: Any) -> Any:
+        return self.request("PUT", url, **kwargs)
+
+    def patch(self, url: str, **kwargs: Any) -> Any:
+        return self.request("PATCH", url, **kwargs)
+
+    def delete(self, url: str, **kwargs: Any) -> Any:
+        return self.request("DELETE", url, **kwargs)
+
+    def request(self, method: str, url: str, **kwargs: Any) -> Any:
+        import httpx
+
+        client = self.client
+        request = client.build_request(method, url, **kwargs)
+        history: list[Any] = []
+        while True:  # httpx.Client._send_handling_redirects, without its hooks (the test client sets none)
+            if len(history) > client.max_redirects:
+                raise httpx.TooManyRedirects("Exceeded maximum allowed redirects.", request=request)
+            response = self._send(request)
+            if "set-cookie" in response.headers:
+                client.cookies.extract_cookies(response)
+            response.history = list(history)
+            if not (client.follow_redirects and response.has_redirect_location):
+                return response
+            history = [*history, response]
+            request = client._build_redirect_request(request, response)
+
+    def _send(self, request: Any) -> Any:
+        """``_TestClientTransport.handle_request`` for a plain HTTP request, in one turn of the event loop."""
+        import io
+        from urllib.parse import unquote
+
+        import anyio
+        import httpx
+
+        url = request.url
+        scheme, netloc = url.scheme, url.netloc.decode("ascii")
+        default_port = {"http": 80, "https": 443}[scheme]
+        host, _, port_text = netloc.partition(":")
+        port = int(port_text) if port_text else default_port
+        headers: list[tuple[bytes, bytes]]
+        if "host" in request.headers:
+            headers = []
+        else:
+            headers = [(b"host", (host if port == default_port else f"{host}:{port}").encode())]
+        headers += [(key.lower().encode(), value.encode()) for key, value in request.headers.multi_items()]
+        transport = self.transport
+        scope = {
+            "type": "http",
+            "http_version": "1.1",
+            "method": request.method,
+            "path": unquote(url.path),
+            "raw_path": url.raw_path,
+            "root_path": transport.root_path,
+            "scheme": scheme,
+            "query_string": url.query.decode("ascii").encode(),
+            "headers": headers,
+            "client": ["testclient", 50000],
+            "server": [host, port],
+            "extensions": {"http.response.debug": {}},
+            "state": transport.app_state.copy(),
+        }
+        body = request.read()
+        out: dict[str, Any] = {"stream": io.BytesIO()}
+        sent = {"request": False, "started": False}
+
+        async def run() -> None:
+            complete = anyio.Event()
+
+            async def receive() -> dict[str, Any]:
+                if sent["request"]:
+                    if not complete.is_set():
+                        await complete.wait()
+                    return {"type": "http.disconnect"}
+                sent["request"] = True
+                return {"type": "http.request", "body": body}
+
+            async def send(message: dict[str, Any]) -> None:
+                if message["type"] == "http.response.start":
+                    assert not sent["started"], 'Received multiple "http.response.start" messages.'
+                    out["status_code"] = message["status"]
+                    out["headers"] = [(k.decode(), v.decode()) for k, v in message.get("headers", [])]
+                    sent["started"] = True
+                elif message["type"] == "http.response.body":
+                    assert sent["started"], 'Received "http.response.body" without "http.response.start".'
+                    assert not complete.is_set(), 'Received "http.response.body" after response completed.'
+                    if request.method != "HEAD":
+                        out["stream"].write(message.get("body", b""))
+                    if not message.get("more_body", False):
+                        out["stream"].seek(0)
+                        complete.set()
+
+            await transport.app(scope, receive, send)
+
+        try:
+            self.loop.run_until_complete(run())
+        except BaseException:
+            if transport.raise_server_exceptions:
+                raise
+        if transport.raise_server_exceptions:
+            assert sent["started"], "TestClient did not receive any response."
+        elif not sent["started"]:
+            out = {"status_code": 500, "headers": [], "stream": io.BytesIO()}
+        response = httpx.Response(out["status_code"], headers=out["headers"], stream=httpx.ByteStream(out["stream"].read()), request=request)
+        response.default_encoding = self.client._default_encoding
+        response.read()
+        return response
+
+
+def send_requests_direct(requester: Any) -> Any:
+    """Give ``requester`` a :class:`_DirectClient` over its test client, when it has one whose internals are the
+    ones the direct path reproduces (else it is left as it is). Returns a function that puts the test client back,
+    or None when nothing was changed."""
+    client = getattr(requester, "client", None)
+    transport = getattr(client, "_transport", None)
+    needed = ("app", "root_path", "app_state", "raise_server_exceptions")
+    if client is None or not all(hasattr(transport, a) for a in needed) or not hasattr(client, "_build_redirect_request"):
+        return None
+    portal = getattr(client, "portal", None)
+    if isinstance(portal, _InlinePortal):
+        loop = portal.loop
+    else:
+        import asyncio
+
+        loop = asyncio.new_event_loop()
+    requester.client = _DirectClient(client, loop)
+
+    def undo() -> None:
+        requester.client = client
+
+    return undo
+
+
+def _is_raised(exc: BaseException, raised: Any) -> bool:
+    """Whether ``exc`` is what ``raise raised`` raises: that very exception, or a bare instance of that class."""
+    if isinstance(raised, type):
+        return type(exc) is raised and not exc.args
+    return exc is raised
+
+
+def memoize_token_payloads(manager_class: Any) -> Any:
+    """Decode each access token once: ``manager_class._get_payload`` (the login manager's JWT decoding) answers a
+    token it has seen, under the same secret, algorithm and clock, from a table.
+
+    Why it changes no answer: decoding is a pure function of the token, the secret, the algorithm and the current
+    time (for the expiry check), and all four are in the key; the clock is frozen here, so the table's entries stay
+    valid, but a moved clock is simply a new key. A token that fails to decode raises the manager's own
+    ``not_authenticated_exception`` as the original does, and a decoded payload is handed out as a copy. What
+    does depend on the state -- the revoked tokens (checked by AppWorld's subclass before it calls this) and the
+    user the payload names (loaded afterwards) -- is not memoized. Why it matters: every signed-in request, and
+    every request with a made-up token, decoded and verified a JWT, a sizeable part of a request's CPU.
+    Returns a function that puts the original method back.
+    """
+    original = manager_class._get_payload
+    table: dict[tuple[Any, ...], Any] = {}
+    invalid = object()
+
+    def _get_payload(self: Any, token: str) -> Any:
+        key = (self.secret.secret_for_decode, self.algorithm, token, time.time())
+        found = table.get(key)
+        if found is None:
+            try:
+                found = original(self, token)
+            except Exception as exc:
+                if not _is_raised(exc, self.not_authenticated_exception):
+                    raise
+                found = invalid
+            if len(table) >= 100_000:
+                table.clear()
+            table[key] = found
+        if found is invalid:
+            raise self.not_authenticated_exception
+        return dict(found)
+
+    manager_class._get_payload = _get_payload
+
+    def undo() -> None:
+        manager_class._get_payload = original
+
+    return undo
+
+
 class AppWorldBackend:
     """All AppWorld apps on in-memory SQLite behind AppWorld's requester; see the module docstring."""
 
@@ -302,6 +517,10 @@ class AppWorldBackend:
             max_num_requests=None,
         )
         self.undo_inline = run_requests_inline(self.requester)
+        self.undo_direct = send_requests_direct(self.requester)
+        from fastapi_login import LoginManager
+
+        self.undo_tokens = memoize_token_payloads(LoginManager)
         self.apps = [a for a in get_all_apps() if a in self.requester.apps]
         self.db = {app: import_models_module(app).SQLModel.db for app in self.apps}
         from appworld.common.utils import import_apis_module
