@@ -252,19 +252,26 @@ print(json.dumps({"same": inline == threaded, "threads": [threads, inline_thread
 """
 
 
-@needs_env
-def test_requests_run_inline_with_the_answers_of_the_threaded_client(tmp_path):
+def _run_in_appworld_env(tmp_path, script_text: str, timeout: int) -> dict:
+    """Run a check script inside AppWorld's own environment (given the backend file) and return the JSON object it
+    prints last; a non-zero exit fails the test with the script's stderr."""
     import json
     import subprocess
 
     from libra.benchmarks.appworld import SERVER_FILE, cache_folder
 
     script = tmp_path / "check.py"
-    script.write_text(_INLINE_CHECK)
+    script.write_text(script_text)
     env = appworld_env.appworld_env_vars(appworld_root=cache_folder() / "root")
-    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=timeout)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+
+@needs_env
+def test_requests_run_inline_with_the_answers_of_the_threaded_client(tmp_path):
+    got = _run_in_appworld_env(tmp_path, _INLINE_CHECK, timeout=600)
     assert got["same"]
     before, inline, threaded = got["threads"]
     # no thread started while inline, not even by a dependency that imported anyio's run_sync by name (the login
@@ -321,17 +328,7 @@ def test_direct_requests_and_memoized_tokens_answer_as_the_test_client(tmp_path)
     # The backend hands requests straight to the ASGI app and decodes each token once: for every public API
     # (GET, POST, PUT, PATCH, DELETE, the form-encoded sign-in), with path parameters, lists and characters that need
     # quoting, valid, missing and made-up tokens, the records and states are those of AppWorld's own test client.
-    import json
-    import subprocess
-
-    from libra.benchmarks.appworld import SERVER_FILE, cache_folder
-
-    script = tmp_path / "check.py"
-    script.write_text(_DIRECT_CHECK)
-    env = appworld_env.appworld_env_vars(appworld_root=cache_folder() / "root")
-    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    got = _run_in_appworld_env(tmp_path, _DIRECT_CHECK, timeout=900)
     assert got["direct"] == "_DirectClient" and got["cases"] > 1000
     assert got["differ"] == []
     assert {"rejected", "success"} <= set(got["statuses"]) and got["unauthorized"] > 100
