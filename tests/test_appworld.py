@@ -288,9 +288,18 @@ m = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(m)
 from fastapi_login import LoginManager
 b = m.AppWorldBackend({})
+managers = {a: mgr for a, mgr in b.login_managers.items() if mgr is not None}
+routers = {}
+m._routers(b.requester.client.app, routers)
 direct, memo = b.requester.client, LoginManager._get_payload
+route_memo = {k: r.middleware_stack for k, r in routers.items()}
+user_memo = {a: mgr._user_callback for a, mgr in managers.items()}
 b.undo_tokens()
+b.undo_routes()
+b.undo_users()
 original = LoginManager._get_payload
+original_route = {k: r.middleware_stack for k, r in routers.items()}
+original_users = {a: mgr._user_callback for a, mgr in managers.items()}
 fresh = b.fresh()
 tokens, logged = {}, fresh
 for app in ("phone", "spotify", "todoist", "file_system", "venmo", "amazon", "gmail", "splitwise", "simple_note"):
@@ -311,6 +320,10 @@ for doc in m.public_api_docs():  # every public API, every HTTP method: with arg
 def run(fast):
     b.requester.client = direct if fast else direct.client
     LoginManager._get_payload = memo if fast else original
+    for k, r in routers.items():
+        r.middleware_stack = route_memo[k] if fast else original_route[k]
+    for a, mgr in managers.items():
+        mgr._user_callback = user_memo[a] if fast else original_users[a]
     out = []
     for parts, tool, args in cases:
         r = b.invoke(parts, tool, args)
@@ -318,17 +331,28 @@ def run(fast):
     return json.loads(json.dumps(out, default=repr))
 
 fast, slow = run(True), run(False)
+hits = dict(b.undo_users.hits)
+again = run(True)  # the second time round every signed-in user comes from the table
 print(json.dumps({"cases": len(cases), "differ": [a[0] for a, c in zip(fast, slow) if a != c], "direct": type(direct).__name__,
+                  "again_differ": [a[0] for a, c in zip(again, slow) if a != c], "hits": [sum(hits.values()), sum(b.undo_users.hits.values())],
+                  "memoized": [b.undo_routes.routers, len(routers), sum(route_memo[k] is not original_route[k] for k in routers), all(user_memo[a] is not original_users[a] for a in managers)],
                   "statuses": sorted({a[1] for a in fast}), "unauthorized": sum(1 for a in fast if (a[3] or "").startswith("HTTP 401"))}))
 """
 
 
 @needs_env
 def test_direct_requests_and_memoized_tokens_answer_as_the_test_client(tmp_path):
-    # The backend hands requests straight to the ASGI app and decodes each token once: for every public API
+    # The backend hands requests straight to the ASGI app, decodes each token once, finds each request's route
+    # once and loads each signed-in user once per database content: for every public API
     # (GET, POST, PUT, PATCH, DELETE, the form-encoded sign-in), with path parameters, lists and characters that need
     # quoting, valid, missing and made-up tokens, the records and states are those of AppWorld's own test client.
     got = _run_in_appworld_env(tmp_path, _DIRECT_CHECK, timeout=900)
     assert got["direct"] == "_DirectClient" and got["cases"] > 1000
-    assert got["differ"] == []
+    # the top application's router and every app's (a dozen) choose their routes from the memo
+    changed, routers, memoized, users = got["memoized"]
+    assert changed == routers == memoized > 10 and users
+    assert got["differ"] == [] and got["again_differ"] == []
+    # signed-in users were served from the loader memo (and more of them on the second round), answers unchanged
+    first, second = got["hits"]
+    assert 0 < first < second
     assert {"rejected", "success"} <= set(got["statuses"]) and got["unauthorized"] > 100

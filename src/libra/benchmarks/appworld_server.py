@@ -497,6 +497,147 @@ def memoize_token_payloads(manager_class: Any) -> Any:
     return undo
 
 
+def _routers(app: Any, found: dict[int, Any]) -> None:
+    """Every starlette router reachable from ``app``: its own, and those of the applications it mounts."""
+    from starlette.routing import Router
+
+    router = app if isinstance(app, Router) else getattr(app, "router", None)
+    if not isinstance(router, Router) or id(router) in found:
+        return
+    found[id(router)] = router
+    for route in router.routes:
+        mounted = getattr(route, "_base_app", None)  # a Mount's application, under any middleware it adds
+        if mounted is not None:
+            _routers(mounted, found)
+
+
+def memoize_route_choice(app: Any) -> Any:
+    """Find each request's route once: every router of ``app`` (starlette's, which asks each of its routes in turn
+    whether it matches) remembers which route first matched a request fully and, on a repeat, asks only that one.
+
+    Why it changes no answer: whether a route matches is a pure function of the request's type, path (as the
+    router sees it, after its mount's root path), method and the path parameters its mounts matched, and of the
+    router's list of routes; all of these are in the key (the list by identity and length: routes are added
+    when the apps are built, not per request). The remembered route is still asked, so the scope it hands on
+    (endpoint, converted path parameters) is computed as before, and a request that no route fully matches
+    (a wrong method, a missing API, a redirect) goes through the original loop every time. Only routers that
+    run their own matching loop directly (no middleware of their own) are changed. Why it matters: an AppWorld
+    request was matched against a dozen app mounts and then against some thirty routes of its app, a regular
+    expression each, about a twentieth of a call's CPU. Returns a function that puts the routers back; its
+    ``routers`` attribute counts the routers changed (for tests).
+    """
+    import types
+
+    from starlette.routing import Match, Router, get_route_path
+
+    original = Router.app
+    table: dict[tuple[Any, ...], int] = {}
+
+    async def choose(self: Any, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http":
+            return await original(self, scope, receive, send)
+        routes = self.routes
+        try:
+            key = (id(self), id(routes), len(routes), get_route_path(scope), scope.get("root_path", ""), scope["method"], tuple(sorted(scope.get("path_params", {}).items())))
+            hash(key)
+        except (TypeError, KeyError):
+            return await original(self, scope, receive, send)
+        index = table.get(key)
+        if index is None:
+            index = next((i for i, route in enumerate(routes) if route.matches(scope)[0] == Match.FULL), -1)
+            if len(table) >= 50_000:
+                table.clear()
+            table[key] = index
+        if index < 0:
+            return await original(self, scope, receive, send)
+        route = routes[index]
+        match, child_scope = route.matches(scope)
+        if match != Match.FULL:  # cannot happen for the same key; the original decides if it ever does
+            return await original(self, scope, receive, send)
+        if "router" not in scope:
+            scope["router"] = self
+        scope.update(child_scope)
+        await route.handle(scope, receive, send)
+
+    found: dict[int, Any] = {}
+    _routers(app, found)
+    changed = []
+    for router in found.values():
+        stack = getattr(router, "middleware_stack", None)
+        if getattr(stack, "__func__", None) is original and getattr(stack, "__self__", None) is router:
+            router.middleware_stack = types.MethodType(choose, router)
+            changed.append((router, stack))
+
+    def undo() -> None:
+        for router, stack in changed:
+            router.middleware_stack = stack
+
+    undo.routers = len(changed)  # type: ignore[attr-defined]
+    return undo
+
+
+def memoize_user_loaders(managers: dict[str, Any], content_key: Any) -> Any:
+    """Load each signed-in user once per database content: every app's login manager answers a user it loaded
+    before, from the same content of that app's database, with a fresh copy of what it loaded then.
+
+    ``managers`` maps an app to its login manager (or None); ``content_key(app)`` is the content key of the app's
+    live database, or None when the database may differ from that content (writes not yet snapshotted), in which
+    case the loader simply runs. Why it changes no answer: a user loader is a query of its own app's database
+    for the identifier a token names (AppWorld's ``load_user_by_email`` / ``..._by_phone_number``); its result
+    depends on that database's content, the identifier and the arguments bound to the loader, all in the key (with
+    the clock, frozen here: a moved clock is a new key). A loader that raises (an unverified account) is not
+    memoized and raises again each time. The object handed out on a repeat is an unpickled copy of the detached
+    record the loader returned (SQLAlchemy pickles a mapped instance with its identity and loaded state), so an
+    endpoint that changes or saves the user it was given changes its own copy, never the table's, and a first
+    load hands out the loader's own object, as before. Why it matters: loading the user of a signed-in request
+    through the ORM (a session, a compiled query, a row turned into a model) was about a fifth of a call's CPU.
+    Returns a function that puts the original loaders back; its ``hits`` dict counts, per app, the loads
+    answered from the table (for tests).
+    """
+    import pickle
+
+    table: dict[tuple[Any, ...], bytes] = {}
+    hits: dict[str, int] = {}
+    originals: dict[str, Any] = {}
+    for app, manager in managers.items():
+        loader = getattr(manager, "_user_callback", None)
+        if loader is None:
+            continue
+        originals[app] = loader
+
+        def load(*args: Any, _app: str = app, _loader: Any = loader, **kwargs: Any) -> Any:
+            content = content_key(_app)
+            try:
+                key = (_app, content, args, tuple(sorted(kwargs.items())), time.time())
+                hash(key)
+            except TypeError:
+                content = None
+            if content is None:
+                return _loader(*args, **kwargs)
+            found = table.get(key)
+            if found is not None:
+                hits[_app] = hits.get(_app, 0) + 1
+                return pickle.loads(found)
+            user = _loader(*args, **kwargs)
+            try:
+                data = pickle.dumps(user)
+            except Exception:  # noqa: BLE001 - a user that does not pickle is simply loaded each time
+                return user
+            if len(table) >= 20_000:
+                table.clear()
+            table[key] = data
+            return user
+
+        manager._user_callback = load
+
+    def undo() -> None:
+        for app, loader in originals.items():
+            managers[app]._user_callback = loader
+
+    undo.hits = hits  # type: ignore[attr-defined]
+    return undo
+
+
 class AppWorldBackend:
     """All AppWorld apps on in-memory SQLite behind AppWorld's requester; see the module docstring."""
 
@@ -521,13 +662,16 @@ class AppWorldBackend:
         from fastapi_login import LoginManager
 
         self.undo_tokens = memoize_token_payloads(LoginManager)
+        self.undo_routes = memoize_route_choice(getattr(getattr(self.requester, "client", None), "app", None))
         self.apps = [a for a in get_all_apps() if a in self.requester.apps]
         self.db = {app: import_models_module(app).SQLModel.db for app in self.apps}
         from appworld.common.utils import import_apis_module
 
         self.login_managers = {app: getattr(import_apis_module(app), "logging_manager", None) for app in self.apps}
+        self.undo_users = memoize_user_loaders(self.login_managers, self.content_key)
         self.public = {f"{d['app_name']}.{d['api_name']}" for d in public_api_docs()}
         self.current: dict[str, str] = {}  # app -> key of the content loaded in its live database
+        self.clean: dict[str, int] = {}  # app -> its connection's total_changes when that content was loaded
         self.snap: dict[str, bytes] = {}  # app -> serialized content of the loaded state
         self.seed = int(options.get("seed", 100))
         self._fresh: list[tuple[str, str, bytes]] | None = None
@@ -538,9 +682,18 @@ class AppWorldBackend:
         return self.db[app].connection
 
     def _remember(self, app: str) -> None:
-        data = self._conn(app).serialize()
+        conn = self._conn(app)
+        data = conn.serialize()
         self.snap[app] = data
         self.current[app] = part_key(data)
+        self.clean[app] = conn.total_changes
+
+    def content_key(self, app: str) -> str | None:
+        """The content key of ``app``'s live database, or None when rows were written since that content was
+        loaded or snapshotted (the same write count :meth:`invoke` trusts to know which apps a call changed)."""
+        if app not in self.clean or self._conn(app).total_changes != self.clean[app]:
+            return None
+        return self.current.get(app)
 
     def _remember_all(self) -> None:
         for app in self.apps:
@@ -574,6 +727,7 @@ class AppWorldBackend:
             finally:
                 src.close()
             self.snap[app], self.current[app] = data, key
+            self.clean[app] = self._conn(app).total_changes
 
     def _changes(self) -> dict[str, int]:
         return {app: self._conn(app).total_changes for app in self.apps}
