@@ -29,6 +29,9 @@ from libra.schema import encoded_format
         ("CCO", "Invalid access token", "", ["CCN"], None),
         ("CCO", "missing access token", "", [], None),
         ("", "expected two values", "", ["a"], None),
+        # a count of characters is about one value's length, not about packing
+        ("ab", "name must be at least 2 characters, separated by nothing", "", ["cd"], None),
+        ("x", "expected a 2-letter country code", "", ["y"], None),
     ],
 )
 def test_packed_value(current, message, description, others, expected) -> None:

@@ -19,7 +19,8 @@ from ..schema import words
 _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3, "both": 2, "pair": 2}
 
 #: "expected two X", "pass two X", "needs at least 2 X", "a pair of X": how many values the input should hold.
-_MANY = re.compile(r"\b(?:expected|expects|pass|give|provide|needs?|requires?|takes?|at least|a)\s+(?:at least\s+|exactly\s+)?(two|2|three|3|pair)\b", re.IGNORECASE)
+#: A count of characters or digits ("at least 2 characters", "a 2-letter code") is about one value's length.
+_MANY = re.compile(r"\b(?:expected|expects|pass|give|provide|needs?|requires?|takes?|at least|a)\s+(?:at least\s+|exactly\s+)?(two|2|three|3|pair)\b(?!-)(?!\s+(?:characters?|chars?|letters?|digits?|symbols?|bytes?|words?|decimals?|decimal places)\b)", re.IGNORECASE)
 #: "missing line", "missing 'atom_idx'": a named part the packed value lacks.
 _MISSING_PART = re.compile(r"\bmissing\s+(?:the\s+)?['\"`]?([A-Za-z_][A-Za-z0-9_]*)['\"`]?", re.IGNORECASE)
 #: "separated by a comma", "separated by '.'", "comma-separated".
