@@ -185,6 +185,30 @@ def test_units_check_their_inputs():
         units.locate_city("Atlantis")
 
 
+def test_lab_checks_its_inputs():
+    lab = gen.load("lab")
+    with pytest.raises(ValueError, match="between 1 and 1000"):
+        lab.random_sequence(0)
+    assert len(lab.random_sequence(12)["sequence"]) == 12
+    with pytest.raises(ValueError, match="use the letters A, C, G, T"):
+        lab.reverse_complement("hello")
+    assert lab.reverse_complement("AACG") == {"reverse_complement": "CGTT"}
+    with pytest.raises(ValueError, match="expected two sequences separated by a comma, got 1"):
+        lab.compare_sequences("ACGT")
+    assert lab.compare_sequences("ACGT,ACGA") == {"identity": 75.0}
+    with pytest.raises(ValueError, match="missing position"):
+        lab.base_at("ACGT")
+    assert lab.base_at("ACGT,3") == {"base": "G"}
+
+
+def test_lab_every_tool_succeeds():
+    """Defect 6 on packed and text-typed inputs: three tools' first calls are refused for their form (a word for a
+    sequence, one value where two are packed, a missing packed position); the rejections
+    say how to fix it, and the build reads them, so no tool is left never succeeding."""
+    health = built("lab").library.stats["health"]
+    assert health["tools_never_succeeded"] == [], health
+
+
 def test_weather_refuses_without_the_key():
     weather = gen.load("weather")
     for call in (lambda: weather.find_station("oslo", "hello"), lambda: weather.air_quality("oslo", "")):

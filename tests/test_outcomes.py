@@ -260,6 +260,10 @@ def test_rejected_literals_are_repaired_from_the_message_and_rerun() -> None:
         ("name", {"type": "string"}, "hello", "name must start with a letter", None),  # a word, not a literal affix
         ("x", {"type": "string"}, "hello", "Conversion from 'hello' to 'hello' is not supported", None),
         ("unit", {"type": "string", "enum": ["m", "ft"]}, "m", "unit must be one of: cm, mm", None),  # must fit the schema
+        # a word of the characters the message lists
+        ("sequence", {"type": "string"}, "hello", "invalid sequence 'HELLO': use the letters A, C, G, T (or U)", "ACGTACGTACGT"),
+        ("bits", {"type": "string"}, "hello", "only the characters 0 and 1 are allowed", "010101010101"),
+        ("name", {"type": "string"}, "hello", "name must be at least 3 characters long", None),
     ],
 )
 def test_repair_literal_reads_common_validation_messages(name, schema, current, message, expected) -> None:

@@ -357,9 +357,21 @@ ENCODED_KINDS: tuple[str, ...] = (
 )
 
 
+#: Names of a parameter that measures something rather than holding it ("length", "count"): a "DNA sequence
+#: length" is a number, not a sequence.
+_MEASURE_WORDS = frozenset({"length", "len", "count", "size", "num", "number", "total", "width", "height"})
+
+
 def encoded_format(name: str, description: str) -> str | None:
     """The public encoding a string parameter carries (one of :data:`ENCODED_KINDS`), if its name or description
-    names one."""
+    names one.
+
+    A parameter whose name ends in a measure word (``length``, ``count``, ``size``) carries none, whatever its
+    description names: "DNA sequence length" describes how long a sequence is to be, and giving it a sequence
+    as its value makes every call fail the tool's own check that it is a number.
+    """
+    if words(name) and words(name)[-1] in _MEASURE_WORDS:
+        return None
     text = " ".join(words(name)) + " " + " ".join(words(description or ""))
     squashed = " " + text + " "
     for key in ENCODED_KINDS:
@@ -730,12 +742,33 @@ def _bound_value(kind: str, token: str, name: str, schema: dict[str, Any], curre
 
 #: A message saying a value may not hold whitespace ("cannot contain spaces", "no whitespace allowed").
 _NO_SPACES = re.compile(r"\b(?:spaces?|whitespace|blanks?)\b", re.IGNORECASE)
+#: A message naming the characters a value may hold ("use the letters A, C, G, T", "only characters 0, 1").
+_ALPHABET = re.compile(r"\b(?:letters|characters|symbols|alphabet|digits)\b\s*(?:are\s+|is\s+)?[:=]?\s*((?:['\"`]?[A-Za-z0-9]['\"`]?(?:\s*(?:,|/|\bor\b|\band\b)\s*|\s+|$)){2,})", re.IGNORECASE)
+
+
+def alphabet_value(message: str, length: int = 12) -> str | None:
+    """A value made only of the characters a rejection lists ("use the letters A, C, G, T" gives
+    ``ACGTACGTACGT``), or None when it lists none.
+
+    Why: a tool that checks its input's alphabet (a sequence, a binary string, a code) says which characters it
+    takes; any word of those characters passes that check, and cycling through all of them (to a length of 12,
+    which splits into pairs, triples and quads) is a value a parser of groups of characters accepts too.
+    """
+    m = _ALPHABET.search(message)
+    if not m:
+        return None
+    letters = [c for c in re.findall(r"(?<![A-Za-z0-9])([A-Za-z0-9])(?![A-Za-z0-9])", m.group(1))]
+    letters = list(dict.fromkeys(letters))
+    if len(letters) < 2:
+        return None
+    return "".join(letters[i % len(letters)] for i in range(max(length, len(letters))))
 
 
 def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str) -> Any | None:
     """A literal for ``name`` that answers the tool's rejection ``message``, or None when the message says
-    nothing usable. Tried in order: a required prefix or suffix, a listed set of allowed values, a stated
-    format, an example the message gives, a stated bound; the first candidate that fits the parameter's schema
+    nothing usable. Tried in order: a required prefix or suffix, a listed set of allowed values, a word of the
+    characters the message lists (:func:`alphabet_value`), a stated format, an example the message gives, a
+    stated bound; the first candidate that fits the parameter's schema
     and differs from the rejected value wins."""
     candidates: list[Any] = []
     options = [v for v in (_typed(schema, o) for o in _options_in(message)) if v is not None]
@@ -762,6 +795,9 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
         # "references cannot contain spaces": the same words joined, so the value keeps its meaning and only
         # loses the characters the message forbids (names used as keys, refs and identifiers often refuse them).
         candidates.append(re.sub(r"\s+", "_", current.strip()))
+    alphabet = alphabet_value(message)
+    if alphabet is not None:
+        candidates.append(alphabet)
     if re.search(r"iso[ -]?8601|iso format|yyyy-mm-dd[t ]hh", low):
         candidates.append("2024-01-01T00:00:00")
     elif "yyyy-mm-dd" in low:

@@ -31,6 +31,7 @@ from .text_values import is_empty_text
 from .offline import OfflineProposer, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
 from ..schema import message_parameter, repair_literal
 from .outcome import classify, extract, rejection_message
+from .packed import packed_value
 from .validate import validate_contract
 
 
@@ -201,6 +202,8 @@ def _name_score(name: str, refers_to: str, export: str, description: str) -> flo
 MIN_SCORE = 0.5
 #: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
 RETRY_STATES = 4
+#: How many times a text input is re-packed from successive rejections ("missing atom_idx1", then "... atom_idx2").
+PACK_ROUNDS = 4
 #: Pool values that are sandbox fixtures (facts the runtime's operator knows) carry this tool name and node.
 FIXTURE = "fixture"
 FIXTURE_NODE = -1
@@ -601,6 +604,8 @@ class _Checker:
                     self._retry_rebound(tool, template, check)
                 if template.expected == "success" and check.observed != "success" and bound[0] is None:
                     self._retry_repaired(tool, template, check, bound[1], bound[2])
+                if template.expected == "success" and check.observed != "success":
+                    ran += self._retry_packed(tool, template, check)
                 ran += 1
         return ran
 
@@ -679,6 +684,73 @@ class _Checker:
         if value is None or value == constructed[param]:
             return False
         return self._adopt(tool, template, check, None, {**args, param: value}, binds)
+
+    def _retry_packed(self, tool: Tool, template: Template, check: TemplateCheck, limit: int = PACK_ROUNDS) -> int:
+        """Pack more values into a text input the tool rejected for holding too few, from its message; returns
+        how many calls it made.
+
+        Why: a tool that takes several values packed into one string ("two SMILES separated by a comma", "a
+        path and a line, comma-separated") is bound to one observed value of that kind and refuses it, saying
+        what is missing. :func:`~libra.contracts.packed.packed_value` builds what the message asks for, from
+        the rejected value and the other observed values that fit the input (best first); a message that asks
+        for one more part at a time is followed for at most ``limit`` rounds. An invented value (a literal) this
+        loop packed, which the tool then refuses for its parts' form, is repaired from that message as any
+        literal is (:func:`~libra.schema.repair_literal`) and packed again in the next round; a literal refused
+        before any packing is left to revision, which rewrites the template itself. Without this the tool is never
+        seen succeeding. The run that succeeds becomes the template's result; failures stay as feedback.
+        """
+        ran = 0
+        packed_params: set[str] = set()
+        run = next((r for r in reversed(self.runs.get(tool.name, [])) if r.template.name == template.name), None)
+        for _ in range(limit):
+            message = rejection_message(run.record) if run is not None else None
+            if run is None or not message or check.observed == "success":
+                return ran
+            changed = None
+            for p, value in run.args.items():
+                ps = tool.param_schema(p)
+                if not isinstance(value, str) or schema_type(ps) not in (None, "string"):
+                    continue
+                others = self._alternatives(tool, template, p, run)
+                packed = packed_value(value, message, str(ps.get("description", "")), others)
+                if packed is None and p in packed_params and self._invented(template, p, check):
+                    # a packed literal whose parts the tool refuses for their form: repair it, then pack again
+                    packed = repair_literal(p, ps, value, message) if message_parameter(message, {p: value}, [q for q in run.args if q != p]) == p else None
+                if packed is not None and packed != value and _coerce(ps, packed) is not None:
+                    changed = {**run.args, p: packed}
+                    packed_params.add(p)
+                    break
+            if changed is None:
+                return ran
+            ran += 1
+            if self._adopt(tool, template, check, run.parent, changed, dict(check.bindings or {})):
+                return ran
+            run = self.contrast[tool.name][-1]  # the packed call just refused: its message asks for the next part
+        return ran
+
+    @staticmethod
+    def _invented(template: Template, param: str, check: TemplateCheck) -> bool:
+        """Whether a call's value for ``param`` is the proposer's own (a literal, or constructed for an
+        observation nothing produced), not a value the sandbox showed."""
+        arg = template.arguments.get(param)
+        return arg is not None and (arg.kind == "literal" or bool((check.bindings or {}).get(param, {}).get("constructed")))
+
+    def _alternatives(self, tool: Tool, template: Template, param: str, run: _Run) -> list[Any]:
+        """Other observed values that fit an observation input from a run's base, best first (none for a literal)."""
+        arg = template.arguments.get(param)
+        if arg is None or arg.kind != "observation":
+            return []
+        ps = tool.param_schema(param)
+        node = self.nodes[run.parent] if run.parent is not None else None
+        scored = []
+        for pv in self._pool(node):
+            val = _coerce(ps, pv.value)
+            if not isinstance(pv.value, str) or val is None or val == run.args.get(param):
+                continue  # a number coerced to text is not another value of a text input's kind
+            s = fixture_score(param, arg, ps, pv) if pv.tool == FIXTURE else match_score(param, arg, ps, pv)
+            if s >= MIN_SCORE:
+                scored.append((-s, pv.id, val))
+        return [v for _, _, v in sorted(scored, key=lambda z: (z[0], z[1]))]
 
     def _retry_with_fixtures(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None,
                              args: dict[str, Any], binds: dict[str, dict[str, Any]]) -> None:
@@ -856,6 +928,8 @@ class _Checker:
             if bound is not None:
                 self._execute(tool, template, check, *bound)
                 self._retry_rebound(tool, template, check)
+                if check.observed != "success":
+                    self._retry_packed(tool, template, check)
 
 
 def check_contracts(
