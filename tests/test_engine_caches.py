@@ -159,3 +159,31 @@ def test_untouched_tables_skip_only_what_cannot_differ(monkeypatch) -> None:
     same = server.untouched_tables(base, _notes_db(edits[2]), conn)
     assert "notes_fts" not in same and {"people", "notes"} <= same
     conn.close()
+
+
+def test_outcomes_classified_by_the_engine_match_classify_and_follow_a_replaced_contract() -> None:
+    from libra.contracts.model import Contract
+    from libra.contracts.outcome import classify, refusal_schema, with_refusals
+
+    status = {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status"]}
+    rejected = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}
+    with_output = {**status, "properties": {**status["properties"], "output": {"type": "object", "required": ["id"]}}}
+    refusing = with_refusals(status, rejected, refusal_schema(True))
+    plain = Contract("T.list", [], [], status, rejected)
+    engine = _engine()
+    engine.contracts = {"T.list": plain, "U.send": Contract("U.send", [], [], *refusing)}
+
+    def rec(status: str, output: object = None, error: str | None = None) -> dict:
+        return {"status": status, "output": output, "state_changes": {}, "error": error, "duration_ms": 0.0}
+
+    records = [rec("success", {"id": 1}), rec("success", {"error": "not signed in"}), rec("success", []), rec("rejected", None, "HTTP 401"),
+               rec("error", None, "Boom"), rec("success", {"message": "Access denied: invalid token"})]
+    for _ in range(2):  # the second time from the texts the engine took
+        for tool in ("T.list", "U.send"):
+            for r in records:
+                assert engine._classify(tool, r) == classify(engine.contracts[tool], r), (tool, r)
+    # a contract replaced by another object (a revision) is classified by its own schemas, not the texts taken before
+    assert engine._classify("T.list", rec("success", [])) == "success"
+    engine.contracts["T.list"] = Contract("T.list", [], [], with_output, rejected)
+    assert engine._classify("T.list", rec("success", [])) == "unmatched"
+    assert engine._classify("T.list", rec("success", {"id": 2})) == classify(engine.contracts["T.list"], rec("success", {"id": 2})) == "success"

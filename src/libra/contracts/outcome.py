@@ -63,8 +63,17 @@ def classify(contract: Contract, record: InvocationRecord | dict[str, Any]) -> O
     A record that fits both S+ and S- is reported as unmatched: the two schemas must be disjoint (rule 38), so an
     overlap is a contract defect that revision should repair, not a success to count.
     """
+    return classify_keyed(schema_key(contract.success), schema_key(contract.failure), record)
+
+
+def classify_keyed(success: str, failure: str, record: InvocationRecord | dict[str, Any]) -> Outcome:
+    """:func:`classify` with the contract's S+ and S- given by their :func:`schema_key` texts.
+
+    Why: a caller that classifies many records against contracts it knows to be fixed (the exploration, whose
+    contracts were checked and revised before it started) takes the two keys once per contract, instead of
+    having :func:`schema_key` compare each schema with its snapshot on every record; the verdict is the same.
+    """
     rec = record_dict(record)
-    success, failure = schema_key(contract.success), schema_key(contract.failure)
     split = _split_refusals(success, failure)
     if split is None:
         ok, bad = _validator(success).is_valid(rec), _validator(failure).is_valid(rec)

@@ -59,7 +59,7 @@ from ..catalog import Catalog, Tool
 from ..contracts.model import Contract
 from ..contracts.offline import is_creation_tool, literal_for, schema_type, sentinel_for
 from ..schema import stated_form, words
-from ..contracts.outcome import classify, extract, rejection_message
+from ..contracts.outcome import classify_keyed, extract, rejection_message, schema_key
 from ..contracts.text_values import is_empty_text
 from ..library import Candidate, Relation, dedupe
 from ..retrieval.fields import humanize
@@ -542,6 +542,7 @@ class Engine:
         self.fixtures = dict(fixtures or {})
         self.runtime = runtime
         self.contracts = contracts
+        self._outcome_keys: dict[str, tuple[Contract, str, str]] = {}  # see _classify
         self.config = config or BuildConfig()
         self.similarity = similarity
         # candidate index: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
@@ -699,6 +700,21 @@ class Engine:
             if self._retrying:
                 self.retry.made.update(k for k, _c in pending)
         return [known[k] for k in keys]
+
+    def _classify(self, tool: str, record: dict[str, Any]) -> str:
+        """Which outcome of ``tool``'s contract a record shows (:func:`~libra.contracts.outcome.classify`).
+
+        Why not ``classify`` itself: it checks on every record that the contract's schemas were not edited in
+        place since their text was taken, a comparison of the whole schema that cost more than the validation.
+        The exploration's contracts are fixed (checking and revision are over before it starts, and it edits no
+        contract), so their texts are taken once per contract object; a contract replaced in ``contracts`` is a
+        different object and gets its texts anew. The verdict is the same.
+        """
+        contract = self.contracts[tool]
+        keys = self._outcome_keys.get(tool)
+        if keys is None or keys[0] is not contract:
+            keys = self._outcome_keys[tool] = (contract, schema_key(contract.success), schema_key(contract.failure))
+        return classify_keyed(keys[1], keys[2], record)
 
     def _owed(self, key: MemoKey) -> bool:
         """Whether a memoised call is one the exploration has not made itself: contract checking or a retry made
@@ -1448,7 +1464,7 @@ class Engine:
         failed = []
         for (item, args, used), (rec, new_state) in zip(batch, results):
             self._poll_calls()
-            outcome = classify(self.contracts[item.tool], rec)
+            outcome = self._classify(item.tool, rec)
             if outcome == "success":
                 marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
                 self._on_success(item, args, used, rec, new_state, wave)
@@ -1525,7 +1541,7 @@ class Engine:
         tests = Wave()
         again = []
         for (item, args, used, alts, sig), (rec, _state) in zip(batch, results):
-            outcome = classify(self.contracts[item.tool], rec)
+            outcome = self._classify(item.tool, rec)
             if outcome == "success":
                 self.counters["successes"] += 1
                 self.retry.succeeded.add(item.tool)
@@ -2067,7 +2083,7 @@ class Engine:
         self.counters["state_tests"] += len(parent_tests)
         befores = first[len(controls) : n_main]
         # each "before" record is classified once, here (the judge of its test reads the same outcome)
-        before_outcomes = [classify(self.contracts[s.consumer], before) for s, (before, _) in zip(sweeps, befores)]
+        before_outcomes = [self._classify(s.consumer, before) for s, (before, _) in zip(sweeps, befores)]
         after_calls = []
         for s, outcome in zip(sweeps, before_outcomes):
             if outcome == "failure":
@@ -2078,7 +2094,7 @@ class Engine:
         self.counters["provenance_tests"] += len(controls)
         self.counters["state_tests"] += len(sweeps)
         for idx, (t, (rec, _)) in enumerate(zip(controls, first[: len(controls)])):
-            if idx in before_provider and classify(self.contracts[t.use.tool], before_provider[idx]) != "failure":
+            if idx in before_provider and self._classify(t.use.tool, before_provider[idx]) != "failure":
                 self._moot(t)
                 continue
             self._record_value_test(t, rec)
@@ -2139,11 +2155,10 @@ class Engine:
     # --------------------------------------------------------------------------- phase 4: record relations
     def _record_value_test(self, t: "ValueTest", control_rec: dict[str, Any]) -> None:
         """Judge one value test (Algorithm 1, lines 20-23) and keep the relation the judges admit."""
-        contract = self.contracts[t.use.tool]
         pv = self.values[t.vid]
         param = t.pair[3]
-        use = Run(classify(contract, t.use.record), t.use.record)
-        control = Run(classify(contract, control_rec), control_rec)
+        use = Run(self._classify(t.use.tool, t.use.record), t.use.record)
+        control = Run(self._classify(t.use.tool, control_rec), control_rec)
         sim = float(self.similarity(pv.export, param))
         evidence = {
             "provider_call": self._call_evidence(pv.call),
@@ -2171,9 +2186,8 @@ class Engine:
     def _record_state(self, provider_call: int, consumer: str, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any], before_outcome: str | None = None, after_outcome: str | None = None) -> None:
         """Judge one before/after state test (Algorithm 1, lines 28-31) and keep the relation if admitted; an
         outcome the caller already classified is passed in rather than classified again."""
-        c = self.contracts[consumer]
-        b = before_outcome if before_outcome is not None else classify(c, before)
-        a = after_outcome if after_outcome is not None else classify(c, after)
+        b = before_outcome if before_outcome is not None else self._classify(consumer, before)
+        a = after_outcome if after_outcome is not None else self._classify(consumer, after)
         verdict = judge_state(Run(b, before), Run(a, after))
         if verdict.inconclusive:
             self.counters["inconclusive_state_tests"] = self.counters.get("inconclusive_state_tests", 0) + 1

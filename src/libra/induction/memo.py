@@ -14,7 +14,7 @@ Three tables:
   (``seq``); ``key`` is a digest of the memo key, ``record`` the pickled, compressed record, ``state`` the
   fingerprint of the state the call led to;
 - ``states(fp, split, parts)``: how to rebuild a state: its parts' (name, key) pairs, or one opaque payload;
-- ``parts(key, data)``: the content-addressed snapshots.
+- ``parts(key, data)``: the content-addressed snapshots (bytes compressed when that pays, see :func:`_pack_part`).
 
 What stays in memory is bounded: the records most recently used (:data:`RECORD_CACHE` entries and
 :data:`RECORD_CACHE_BYTES`), state parts (:data:`PART_CACHE_BYTES`), :data:`FULL_STATE_CACHE` full states and the
@@ -91,6 +91,40 @@ def _unpack(blob: bytes) -> tuple[Any, int]:
     blob = bytes(blob)
     raw = zlib.decompress(blob[1:]) if blob[:1] == b"z" else blob[1:]
     return pickle.loads(raw), len(raw)
+
+
+#: parts of at least this many bytes are stored compressed (see :func:`_pack_part`)
+PART_COMPRESS_BYTES = 512
+
+
+def _pack_part(data: Any) -> bytes:
+    """A state part as stored: bytes compressed (tag ``Z``) when that makes them smaller, else as they are (``B``);
+    any other payload pickled (``P``).
+
+    Why compress: the parts that fill a store are serialized databases (an app's SQLite file, hundreds of
+    kilobytes, mostly free pages and repeated rows), which zlib at its fastest level shrinks many times over, and
+    a build writes thousands of them (AppWorld: gigabytes uncompressed). Compressing costs less CPU than SQLite
+    spends writing the bytes it saves (its WAL pages, checksums and checkpoints), and the bytes read back are
+    the same: the content key is the data's, not the blob's.
+    """
+    if isinstance(data, (bytes, bytearray)):
+        raw = bytes(data)
+        if len(raw) >= PART_COMPRESS_BYTES:
+            packed = zlib.compress(raw, 1)
+            if len(packed) < len(raw):
+                return b"Z" + packed
+        return b"B" + raw
+    return b"P" + pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def _unpack_part(blob: bytes) -> Any:
+    """The part :func:`_pack_part` stored (stores written before compression hold ``B`` and ``P`` blobs only)."""
+    tag = blob[:1]
+    if tag == b"Z":
+        return zlib.decompress(blob[1:])
+    if tag == b"B":
+        return blob[1:]
+    return pickle.loads(blob[1:])
 
 
 def _is_split(payload: Any) -> bool:
@@ -244,7 +278,7 @@ class MemoStore:
     def _put_part(self, key: str, data: Any) -> None:
         if key in self._known_parts:
             return
-        blob = b"B" + bytes(data) if isinstance(data, (bytes, bytearray)) else b"P" + pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        blob = _pack_part(data)
         self.db.execute("INSERT OR IGNORE INTO parts (key, data) VALUES (?, ?)", (key, blob))
         self._known_parts.add(key)
         self.parts.put(key, data)  # the next wave likely runs from the state it belongs to
@@ -265,8 +299,7 @@ class MemoStore:
         row = self.db.execute("SELECT data FROM parts WHERE key=?", (key,)).fetchone()
         if row is None:
             raise KeyError(f"state part {key} is not in the memo store {self.path}")
-        blob = bytes(row[0])
-        data = blob[1:] if blob[:1] == b"B" else pickle.loads(blob[1:])
+        data = _unpack_part(bytes(row[0]))
         self.parts.put(key, data)
         return data
 

@@ -365,13 +365,16 @@ class Executor:
         if is_split(payload):
             items = []
             for p in payload:
-                held = p.key in known.items and p.key not in force
+                # a held part is only refreshed (see PartStore.touch): its key names its data, so its weight is
+                # the one the mirror holds and storing it again would change nothing else
+                if known.touch(p.key) and p.key not in force:
+                    items.append((p.name, p.key, None))
+                    continue
                 size = part_size(p.data)
                 known.put(p.key, None, size)
-                if not held:
-                    sent["parts"] += 1
-                    sent["bytes"] += size
-                items.append((p.name, p.key, None if held else p.data))
+                sent["parts"] += 1
+                sent["bytes"] += size
+                items.append((p.name, p.key, p.data))
             return True, tuple(items)
         fp = state.fingerprint
         held = fp in known.items and fp not in force
@@ -392,7 +395,8 @@ class Executor:
             else:
                 have = {sent.fingerprint: sent.payload}
         for _, key, data in items:
-            known.put(key, None, part_size(data if data is not None else have[key]))
+            if not known.touch(key):
+                known.put(key, None, part_size(data if data is not None else have[key]))
         if split:
             return State(fp, tuple(StatePart(n, k, d if d is not None else have[k]) for n, k, d in items))
         _, key, data = items[0]

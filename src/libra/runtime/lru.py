@@ -77,7 +77,10 @@ class PartStore:
             self.evictions += 1
 
     def touch(self, key: str) -> bool:
-        """True when ``key`` is held (and now most recently used)."""
+        """True when ``key`` is held (and now most recently used).
+
+        For a key whose weight is unchanged (content-keyed parts) this is what :meth:`put` would do: the entry
+        moves to the most recent end and no bound is crossed, so nothing is evicted; it skips weighing the data."""
         if key in self.items:
             self.items.move_to_end(key)
             return True
