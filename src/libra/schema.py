@@ -357,7 +357,7 @@ ENCODED_KINDS: tuple[str, ...] = (
 )
 
 
-#: Names of a parameter that measures something rather than holding it ("length", "count"): a "DNA sequence
+#: Names of a parameter that measures something rather than holding it ("length", "count"): a "sequence
 #: length" is a number, not a sequence.
 _MEASURE_WORDS = frozenset({"length", "len", "count", "size", "num", "number", "total", "width", "height"})
 
@@ -367,7 +367,7 @@ def encoded_format(name: str, description: str) -> str | None:
     names one.
 
     A parameter whose name ends in a measure word (``length``, ``count``, ``size``) carries none, whatever its
-    description names: "DNA sequence length" describes how long a sequence is to be, and giving it a sequence
+    description names: "length of the DNA sequence" describes how long a sequence is to be, and giving it a sequence
     as its value makes every call fail the tool's own check that it is a number.
     """
     if words(name) and words(name)[-1] in _MEASURE_WORDS:

@@ -202,7 +202,7 @@ def _name_score(name: str, refers_to: str, export: str, description: str) -> flo
 MIN_SCORE = 0.5
 #: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
 RETRY_STATES = 4
-#: How many times a text input is re-packed from successive rejections ("missing atom_idx1", then "... atom_idx2").
+#: How many times a text input is re-packed from successive rejections ("missing start", then "missing end").
 PACK_ROUNDS = 4
 #: Pool values that are sandbox fixtures (facts the runtime's operator knows) carry this tool name and node.
 FIXTURE = "fixture"
@@ -424,20 +424,26 @@ class _Checker:
         None when some observation has none."""
         out: dict[str, list[tuple[float, int, PoolValue, Any]]] = {}
         for p in template.observations:
-            arg = template.arguments[p]
-            ps = tool.param_schema(p)
-            scored = []
-            for pv in pool:
-                val = _coerce(ps, pv.value)
-                if val is None:
-                    continue
-                s = fixture_score(p, arg, ps, pv) if pv.tool == FIXTURE else match_score(p, arg, ps, pv)
-                if s >= MIN_SCORE:
-                    scored.append((s, -pv.node, pv, val))
+            scored = self._fitting(tool, p, template.arguments[p], pool)
             if not scored:
                 return None
             out[p] = scored
         return out
+
+    @staticmethod
+    def _fitting(tool: Tool, param: str, arg: Argument, pool: list[PoolValue]) -> list[tuple[float, int, PoolValue, Any]]:
+        """The pooled values that fit observation ``param`` as (score, -node, value, argument), in pool order:
+        coerced to the input's schema and scored by name and kind (fixtures by :func:`fixture_score`)."""
+        ps = tool.param_schema(param)
+        scored = []
+        for pv in pool:
+            val = _coerce(ps, pv.value)
+            if val is None:
+                continue
+            s = fixture_score(param, arg, ps, pv) if pv.tool == FIXTURE else match_score(param, arg, ps, pv)
+            if s >= MIN_SCORE:
+                scored.append((s, -pv.node, pv, val))
+        return scored
 
     @staticmethod
     def _fill(literal_args: dict[str, Any], picks: dict[str, tuple[float, int, PoolValue, Any]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
@@ -689,7 +695,7 @@ class _Checker:
         """Pack more values into a text input the tool rejected for holding too few, from its message; returns
         how many calls it made.
 
-        Why: a tool that takes several values packed into one string ("two SMILES separated by a comma", "a
+        Why: a tool that takes several values packed into one string ("two sequences separated by a comma", "a
         path and a line, comma-separated") is bound to one observed value of that kind and refuses it, saying
         what is missing. :func:`~libra.contracts.packed.packed_value` builds what the message asks for, from
         the rejected value and the other observed values that fit the input (best first); a message that asks
@@ -740,16 +746,10 @@ class _Checker:
         arg = template.arguments.get(param)
         if arg is None or arg.kind != "observation":
             return []
-        ps = tool.param_schema(param)
         node = self.nodes[run.parent] if run.parent is not None else None
-        scored = []
-        for pv in self._pool(node):
-            val = _coerce(ps, pv.value)
-            if not isinstance(pv.value, str) or val is None or val == run.args.get(param):
-                continue  # a number coerced to text is not another value of a text input's kind
-            s = fixture_score(param, arg, ps, pv) if pv.tool == FIXTURE else match_score(param, arg, ps, pv)
-            if s >= MIN_SCORE:
-                scored.append((-s, pv.id, val))
+        # a number coerced to text is not another value of a text input's kind
+        text = [pv for pv in self._pool(node) if isinstance(pv.value, str)]
+        scored = [(-s, pv.id, val) for s, _, pv, val in self._fitting(tool, param, arg, text) if val != run.args.get(param)]
         return [v for _, _, v in sorted(scored, key=lambda z: (z[0], z[1]))]
 
     def _retry_with_fixtures(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None,

@@ -1,7 +1,7 @@
 """Inputs that pack several values into one string, repaired from the tool's rejection message.
 
-Tools that take one text input often pack several values into it ("two SMILES separated by a comma", "a path and
-a line number"). The proposer binds such an input to one observed value of its kind, the tool rejects it, and its
+Tools that take one text input often pack several values into it ("two sequences separated by a comma", "a path
+and a line number"). The proposer binds such an input to one observed value of its kind, the tool rejects it, and its
 message says what is missing: "expected two sequences separated by a comma, got 1", "missing line: pack it after
 the path, separated by a comma". These helpers read the two common shapes of such a message and build the packed
 value the message asks for, from the rejected value and other values of the same kind -- the paper's feedback loop
@@ -21,7 +21,7 @@ _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3, "both": 2, "pair": 2}
 #: "expected two X", "pass two X", "needs at least 2 X", "a pair of X": how many values the input should hold.
 #: A count of characters or digits ("at least 2 characters", "a 2-letter code") is about one value's length.
 _MANY = re.compile(r"\b(?:expected|expects|pass|give|provide|needs?|requires?|takes?|at least|a)\s+(?:at least\s+|exactly\s+)?(two|2|three|3|pair)\b(?!-)(?!\s+(?:characters?|chars?|letters?|digits?|symbols?|bytes?|words?|decimals?|decimal places)\b)", re.IGNORECASE)
-#: "missing line", "missing 'atom_idx'": a named part the packed value lacks.
+#: "missing line", "missing 'position'": a named part the packed value lacks.
 _MISSING_PART = re.compile(r"\bmissing\s+(?:the\s+)?['\"`]?([A-Za-z_][A-Za-z0-9_]*)['\"`]?", re.IGNORECASE)
 #: "separated by a comma", "separated by '.'", "comma-separated".
 _SEPARATOR = re.compile(r"\b(?:separated|delimited|split)\s+by\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`\s]{1,3})['\"`]|(comma|semicolon|colon|space|pipe|tab|slash|dot|period))|\b(comma|semicolon|space|tab|pipe)[- ]separated\b", re.IGNORECASE)
@@ -64,8 +64,8 @@ def packed_value(current: str, message: str, description: str = "", others: Sequ
     Two shapes are read. A count ("expected two X separated by a comma, got 1"): ``current`` joined with
     ``others`` (other observed values of the same kind, best first) by the separator the message or the
     input's ``description`` names, a comma when neither does; with no other value, ``current`` itself fills the
-    missing places (a pair of one value is still a well-formed pair). A missing named part ("missing atom_idx:
-    pack it after the SMILES, separated by a comma"): ``current`` with a literal for the part appended. Only
+    missing places (a pair of one value is still a well-formed pair). A missing named part ("missing position:
+    pack it after the sequence, separated by a comma"): ``current`` with a literal for the part appended. Only
     string values are packed, and never a value that already holds as many parts as the message wants.
     """
     if not isinstance(current, str) or not current:
