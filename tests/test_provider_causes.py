@@ -10,7 +10,7 @@ from libra.benchmarks.base import Task
 from libra.catalog import Catalog, Tool
 from libra.eval.analysis import UNRECORDED, recovery_breakdown, tool_causes
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.providers import CAUSES, cause_counts
+from libra.induction.providers import CAUSES, _cause, cause_counts
 from libra.library import Library, Relation
 from libra.retrieval.graph import PropagationGraph
 from libra.retrieval.graph_methods import library_edges
@@ -40,6 +40,15 @@ def test_each_tool_without_a_relation_gets_the_step_it_stopped_at():
     assert sorted(listed) == sorted(t.name for t in lib.catalog if t.name not in providers)  # each once, none with a relation
     assert report["changed_state"] == []  # no tool without a relation changed the state
     assert cause_counts(report) == {c: len(v) for c, v in causes.items()}
+    # the report and the health summary agree on which tools never succeeded
+    assert set(causes["never_succeeded"]) <= set(lib.stats["health"]["tools_never_succeeded"])
+
+
+def test_a_tool_seen_working_only_outside_the_exploration_is_not_called_never_succeeded():
+    # no successful call in the exploration's own log: the cause depends on whether checking or a retry saw it work
+    assert _cause(None, "t", [], set(), set(), set(), {}, seen_working=False) == "never_succeeded"  # type: ignore[arg-type]
+    assert _cause(None, "t", [], set(), set(), set(), {}, seen_working=True) == "succeeded_outside_exploration"  # type: ignore[arg-type]
+    assert CAUSES.index("never_succeeded") < CAUSES.index("succeeded_outside_exploration") < CAUSES.index("exports_nothing")
 
 
 def test_no_edge_occurrences_are_counted_by_cause():

@@ -369,7 +369,7 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             len(relations),
         )
         # why each tool that provides no relation provides none (Table 3's "no edge" tools, by cause)
-        stats["health"]["no_relation"] = no_relation_causes(engine)
+        stats["health"]["no_relation"] = no_relation_causes(engine, succeeded)
         conflicts = getattr(runtime, "hint_conflicts", None)
         if conflicts:  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
             stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))

@@ -5,7 +5,10 @@ case), and on a catalog nobody tuned the build for a user needs to know whether 
 worked, because what it returns is nobody's input, or because every test of its values came out "any value will
 do". The causes are stated in terms of Algorithm 1's own steps, so each one points at the step that stopped:
 
-- ``never_succeeded``: no call of the tool succeeded in the exploration: nothing to export.
+- ``never_succeeded``: no call of the tool succeeded anywhere in the build: nothing to export.
+- ``succeeded_outside_exploration``: it succeeded only in contract checking or in a retry of a failed call, never
+  in one of the exploration's own calls, so no value of it entered the pool the exploration offers from (the
+  build's ``tools_never_succeeded`` rightly leaves it out: it was seen working).
 - ``exports_nothing``: its contract exports no value that propagates (only flags, counters, acknowledgements).
 - ``reply_not_exported``: it exports only its own arguments, which the calls that supplied them already provided
   (under ``origin`` credit a call is not the source of what it was given); the reply's fields do not propagate.
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 #: The causes, in the order of Algorithm 1's steps (the first one that applies is a tool's cause).
 CAUSES = (
     "never_succeeded",
+    "succeeded_outside_exploration",
     "exports_nothing",
     "reply_not_exported",
     "reply_empty",
@@ -53,10 +57,12 @@ CAUSES = (
 SAMPLE_CALLS = 20
 
 
-def no_relation_causes(engine: Engine) -> dict[str, Any]:
+def no_relation_causes(engine: Engine, succeeded: set[str] | frozenset[str] = frozenset()) -> dict[str, Any]:
     """``{"causes": {cause: [tools]}, "changed_state": [tools]}`` over the executable tools that provide no relation.
 
-    Must be called before the engine's memo is closed: it re-reads a few records of tools that produced no value.
+    ``succeeded`` names the tools seen succeeding anywhere in the build (contract checking and retries included),
+    so that a tool the exploration never ran successfully is not reported as never having succeeded at all: the
+    health summary's ``tools_never_succeeded`` and this report then agree. Must be called before the engine's memo is closed: it re-reads a few records of tools that produced no value.
     """
     providers = {r.provider for r in engine.result()}
     calls: dict[str, list[int]] = {}
@@ -77,17 +83,17 @@ def no_relation_causes(engine: Engine) -> dict[str, Any]:
         name = tool.name
         if not tool.executable or name not in engine.contracts or name in providers:
             continue
-        cause = _cause(engine, name, calls.get(name, []), valued, offered, tested.get(name, set()), group)
+        cause = _cause(engine, name, calls.get(name, []), valued, offered, tested.get(name, set()), group, name in succeeded)
         causes[cause].append(name)
         if name in creators:
             changed.append(name)
     return {"causes": {c: sorted(v) for c, v in causes.items() if v}, "changed_state": sorted(changed)}
 
 
-def _cause(engine: Engine, name: str, calls: list[int], valued: set[str], offered: set[str], tested: set[str], group: dict[str, str]) -> str:
+def _cause(engine: Engine, name: str, calls: list[int], valued: set[str], offered: set[str], tested: set[str], group: dict[str, str], seen_working: bool = False) -> str:
     """The first step of Algorithm 1 at which ``name``'s values stopped (see the module docstring)."""
     if not calls:
-        return "never_succeeded"
+        return "succeeded_outside_exploration" if seen_working else "never_succeeded"
     contract = engine.contracts[name]
     propagating = [e for e in contract.exports if e.propagate]
     if not propagating:
