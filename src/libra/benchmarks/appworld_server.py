@@ -28,6 +28,11 @@ The sandbox (why it looks like this):
   from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
   diffed table by table (only the tables whose pages changed: :func:`untouched_tables`) into ``state_changes``:
   ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
+- A call that wrote nothing, revoked no token and drew no random number says which parts it read (``reads``: the
+  apps whose connection ran a statement during the call or whose content key the user-loader memo asked for, and
+  the revoked tokens, which every signed-in request checks), so the server answers a repeat of it from any state
+  that agrees on those parts without running it (:class:`ReadMemo` of :mod:`libra.runtime.remote_server`). Why:
+  most calls of a build are rejected requests and reads of one app, repeated from states that differ elsewhere.
 - AppWorld keeps one piece of state outside the databases: the access tokens revoked by ``logout``, in each
   app's login manager. It is a part of the state too (``TOKENS_PART``, the sorted revoked tokens per app), so a
   logout in one state never leaks into another and every worker process agrees on what a token is worth.
