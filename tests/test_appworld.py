@@ -356,3 +356,48 @@ def test_direct_requests_and_memoized_tokens_answer_as_the_test_client(tmp_path)
     first, second = got["hits"]
     assert 0 < first < second
     assert {"rejected", "success"} <= set(got["statuses"]) and got["unauthorized"] > 100
+
+
+_READS_CHECK = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("appworld_backend", sys.argv[1])
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+b = m.AppWorldBackend({})
+fresh = b.fresh()
+pw = m._password("phone", "supervisor")
+login = b.invoke(fresh, "phone.login", {"username": m.SUPERVISOR["phone_number"], "password": pw})
+token, logged = login["output"]["access_token"], login["parts"]
+note_pw = m._password("simple_note", "supervisor")
+note = b.invoke(logged, "simple_note.login", {"username": m.SUPERVISOR["email"], "password": note_pw})
+note_token = note["output"]["access_token"]
+# a state that differs from `logged` in the notes app only
+other = b.invoke(logged, "simple_note.create_note", {"access_token": note_token, "title": "x", "content": "y"})
+out = {"note_write": other.get("reads"), "changed": sorted(other["state_changes"])}
+show = {"access_token": token}
+first = b.invoke(logged, "phone.show_alarms", show)
+again = b.invoke(logged, "phone.show_alarms", show)  # the signed-in user now comes from the loader memo
+elsewhere = b.invoke(other["parts"], "phone.show_alarms", show)
+out["show"] = [first.get("reads"), again.get("reads"), elsewhere.get("reads")]
+out["same_record"] = all(r[k] == first[k] for r in (again, elsewhere) for k in ("status", "output", "error", "state_changes"))
+out["made_up"] = b.invoke(logged, "phone.show_alarms", {"access_token": "made-up"}).get("reads")
+out["write"] = b.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:00"}).get("reads")
+out["logout"] = b.invoke(logged, "phone.logout", {"access_token": token}).get("reads")
+out["hits"] = dict(b.undo_users.hits)
+print(json.dumps(out))
+"""
+
+
+@needs_env
+def test_calls_that_change_nothing_say_which_apps_they_read(tmp_path):
+    # What lets a server answer a repeat of a call from its record (libra.runtime.remote_server.ReadMemo): a call
+    # that wrote nothing, revoked no token and drew no random number names the apps whose databases it read (a
+    # statement on their connections, or their content key asked by the memo of signed-in users) and the revoked
+    # tokens; every other call names nothing.
+    got = _run_in_appworld_env(tmp_path, _READS_CHECK, timeout=600)
+    tokens = "__revoked_tokens__"
+    assert got["note_write"] is None and got["changed"] == ["simple_note"]
+    assert got["show"] == [["phone", tokens]] * 3 and got["same_record"]
+    assert got["hits"].get("phone", 0) >= 1  # the repeat was served by the loader memo and still names the app
+    assert got["made_up"] == [tokens]
+    assert got["write"] is None and got["logout"] is None

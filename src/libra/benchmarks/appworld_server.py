@@ -28,6 +28,11 @@ The sandbox (why it looks like this):
   from what is loaded. After a call only apps whose connection saw writes are re-serialized, and their rows are
   diffed table by table (only the tables whose pages changed: :func:`untouched_tables`) into ``state_changes``:
   ``{app: {table: {"added": [row...], "removed": [row...], "changed": [{"id", "before", "after"}...]}}}``.
+- A call that wrote nothing, revoked no token and drew no random number says which parts it read (``reads``: the
+  apps whose connection ran a statement during the call or whose content key the user-loader memo asked for, and
+  the revoked tokens, which every signed-in request checks), so the server answers a repeat of it from any state
+  that agrees on those parts without running it (:class:`ReadMemo` of :mod:`libra.runtime.remote_server`). Why:
+  most calls of a build are rejected requests and reads of one app, repeated from states that differ elsewhere.
 - AppWorld keeps one piece of state outside the databases: the access tokens revoked by ``logout``, in each
   app's login manager. It is a part of the state too (``TOKENS_PART``, the sorted revoked tokens per app), so a
   logout in one state never leaks into another and every worker process agrees on what a token is worth.
@@ -111,8 +116,8 @@ def _jsonable(v: Any) -> Any:
 
 def _tables(conn: sqlite3.Connection) -> list[str]:
     names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
-    fts = {n for n in names if n.endswith("_fts")}
-    return [n for n in names if not any(n == f + s for f in fts for s in _FTS_SHADOW)]
+    shadows = {f + s for f in names if f.endswith("_fts") for s in _FTS_SHADOW}
+    return [n for n in names if n not in shadows]
 
 
 def _raw_rows(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -676,6 +681,10 @@ class AppWorldBackend:
         self.seed = int(options.get("seed", 100))
         self._fresh: list[tuple[str, str, bytes]] | None = None
         self._remember_all()
+        #: the apps whose database the running call read (None outside a call): see :meth:`_note_read`
+        self._read: set[str] | None = None
+        for app in self.apps:
+            self._conn(app).set_trace_callback(lambda _statement, _app=app: self._note_read(_app))
 
     # -- snapshots --------------------------------------------------------------------------------------
     def _conn(self, app: str) -> sqlite3.Connection:
@@ -688,9 +697,17 @@ class AppWorldBackend:
         self.current[app] = part_key(data)
         self.clean[app] = conn.total_changes
 
+    def _note_read(self, app: str) -> None:
+        """Note that the running call depends on ``app``'s database: it ran a statement on its connection (the
+        trace callback of every app's connection), or asked its content key (:meth:`content_key`, which a memo
+        of what the database holds does instead of running the statement)."""
+        if self._read is not None:
+            self._read.add(app)
+
     def content_key(self, app: str) -> str | None:
         """The content key of ``app``'s live database, or None when rows were written since that content was
         loaded or snapshotted (the same write count :meth:`invoke` trusts to know which apps a call changed)."""
+        self._note_read(app)
         if app not in self.clean or self._conn(app).total_changes != self.clean[app]:
             return None
         return self.current.get(app)
@@ -745,7 +762,10 @@ class AppWorldBackend:
         state_key = hashlib.sha256("".join(k for _, k, _ in parts).encode()).hexdigest()
         blob = json.dumps(args, sort_keys=True, default=repr)
         random.seed(f"{self.seed}:{state_key}:{tool}:{blob}")
+        seeded = random.getstate()
         counts = self._changes()
+        self._read = set()
+        pure = True  # False when the record may not be a function of the arguments and the parts read
         try:
             status, output = self._call(app, api, dict(args))
             result: dict[str, Any]
@@ -759,6 +779,9 @@ class AppWorldBackend:
         except Exception as exc:  # noqa: BLE001 - an exception inside the app is an error record
             msg = str(exc)
             result = {"status": "error", "output": None, "error": f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__}
+            pure = not isinstance(exc, (MemoryError, RecursionError))  # the process's limits, not the call's
+        finally:
+            read, self._read = self._read, None
         after = self._changes()
         state_changes: dict[str, Any] = {}
         before_revoked = json.loads(self.snap[TOKENS_PART])
@@ -778,6 +801,10 @@ class AppWorldBackend:
                     state_changes[app_name] = d
         result["state_changes"] = state_changes
         result["parts"] = self._parts()
+        if pure and after == counts and revoked == before_revoked and random.getstate() == seeded:
+            # nothing written, no token revoked, no random number drawn: the record is a function of the arguments
+            # and of the parts read (the revoked tokens are read by every signed-in request)
+            result["reads"] = [*sorted(read), TOKENS_PART]
         return result
 
     # -- fresh state ------------------------------------------------------------------------------------

@@ -16,6 +16,9 @@ The factory (default ``make_backend``) is called with the options dict of the ``
   data), ``error`` (str or None), ``state_changes`` (plain data) and ``parts`` (the complete new state, same form
   as ``fresh()``; unchanged parts keep their key). It must not assume ``parts`` is the state it left behind.
 - optionally ``catalog() -> [tool dict, ...]`` and ``load_state(config) -> parts``.
+- optionally, in an ``invoke`` result, ``reads``: the names of the parts the call's result depends on, given only
+  when the call left every part as it was and depended on nothing else that varies between states (see
+  :class:`ReadMemo`: a repeat of the call from a state that agrees on those parts is then answered without it).
 
 Wire format (both directions): frames of an 8-byte big-endian length followed by a pickle of plain data (tuples,
 lists, dicts, str, bytes, numbers, None). The client unpickles with a loader that refuses every global, so a
@@ -142,11 +145,77 @@ def load_factory(spec: str) -> Any:
     return getattr(module, attr)
 
 
+class ReadMemo:
+    """Records of calls that changed no part, answered again for a repeat of the call from any state that agrees
+    on the parts the call read.
+
+    Why: a build runs the same call (the same tool and arguments) from many states that differ only in parts the
+    call never looks at -- a read of one app's data from states that differ in another app's, a request with an
+    invalid token from states that differ anywhere. The caller's memo is keyed by whole states and cannot see
+    that; only the backend knows what a call read. A backend that knows declares it in the result (``reads``,
+    a list of part names); the record then stands for every state whose parts of those names have the same keys,
+    because a call is a pure function of its arguments and of what it reads (the backend's contract), so the same
+    arguments and the same parts read give the same execution and the same record. Example: ``notes.show(id=3)``
+    read only the ``notes`` part; from a state that differs only in the ``mail`` part it answers the same.
+
+    Only records whose call left the parts as given (same names and keys) and reported no diagnostics (nothing
+    printed, nothing restored by the guard) are kept, since a repeat answered here runs nothing: it prints
+    nothing and changes nothing. Keys are exact: the tool, the pickle of the arguments (order and types
+    included: ``1`` and ``1.0`` are different calls) and the keys of the parts read. Records are kept pickled in
+    a bounded LRU (``max_bytes`` of pickles, :data:`MAX_ENTRIES` records), and each hit unpickles a fresh copy.
+    """
+
+    MAX_ENTRIES = 200_000
+
+    def __init__(self, max_bytes: int) -> None:
+        self.records = _Store(self.MAX_ENTRIES, max_bytes)
+        #: (tool, pickled arguments) -> the tuples of part names its kept records read
+        self.reads: dict[tuple[str, bytes], list[tuple[str, ...]]] = {}
+        self.hits = 0
+
+    @staticmethod
+    def call_key(tool: str, args: Any) -> tuple[str, bytes] | None:
+        try:
+            return (tool, pickle.dumps(args, protocol=PROTOCOL))
+        except Exception:  # noqa: BLE001 - arguments that do not pickle are simply never memoized
+            return None
+
+    def find(self, call: tuple[str, bytes], keys: dict[str, str]) -> dict[str, Any] | None:
+        """The kept record of ``call`` for a state whose part keys are ``keys`` (name -> key), or None."""
+        for names in self.reads.get(call, ()):
+            try:
+                entry = (call, names, tuple(keys[n] for n in names))
+            except KeyError:
+                continue
+            if self.records.touch(entry):
+                self.hits += 1
+                return pickle.loads(self.records.items[entry])
+        return None
+
+    def add(self, call: tuple[str, bytes], names: Any, keys: dict[str, str], record: dict[str, Any]) -> None:
+        """Keep ``record`` of ``call``, which read the parts ``names`` of the state whose part keys are ``keys``."""
+        names = tuple(sorted(set(names)))
+        if not all(n in keys for n in names):
+            return
+        if len(self.reads) >= self.MAX_ENTRIES:  # the index outgrew the records it points to: start afresh
+            self.reads.clear()
+            self.records.clear()
+        known = self.reads.setdefault(call, [])
+        if names not in known:
+            known.append(names)
+        self.records.put((call, names, tuple(keys[n] for n in names)), pickle.dumps(record, protocol=PROTOCOL))
+
+
+#: the bytes of pickled records a server's :class:`ReadMemo` keeps
+READ_MEMO_BYTES = 64 * 1024 * 1024
+
+
 def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, Any], ...]:
     """Backend parts -> wire items, storing every part and leaving out data the client holds (``known``)."""
     out = []
     for name, key, data in parts:
-        store.put(key, data)
+        if not store.touch(key):  # a held key: touching it is what storing it again does (see PartStore.touch)
+            store.put(key, data)
         out.append((str(name), str(key), None if key in known else data))
     return tuple(out)
 
@@ -169,6 +238,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
         write_frame(out, ("failed", error_text(exc)))
         return
     store = _Store(max(1, int(cache_size)), None if cache_bytes is None else int(cache_bytes))
+    memo = ReadMemo(READ_MEMO_BYTES)
 
     while True:
         try:
@@ -190,17 +260,27 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
                 # every part is looked up before any is stored, so the bound cannot evict one still to be read
                 parts = [(name, key, data if data is not None else given[key] if key in given else store.items[key]) for name, key, data in items]
                 for _, key, data in parts:
-                    store.put(key, data)
+                    if not store.touch(key):  # as in _wire
+                        store.put(key, data)
+                call = memo.call_key(tool, args)
+                keys = {name: key for name, key, _ in items}
+                reused = None if call is None else memo.find(call, keys)
                 try:
-                    result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
-                    record = {
-                        "status": result.get("status", "success"),
-                        "output": result.get("output"),
-                        "error": result.get("error"),
-                        "state_changes": result.get("state_changes") or {},
-                        "diagnostics": result["diagnostics"],
-                    }
-                    new_parts = result.get("parts") or parts
+                    if reused is not None:
+                        record, new_parts = reused, parts
+                    else:
+                        result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
+                        record = {
+                            "status": result.get("status", "success"),
+                            "output": result.get("output"),
+                            "error": result.get("error"),
+                            "state_changes": result.get("state_changes") or {},
+                            "diagnostics": result["diagnostics"],
+                        }
+                        new_parts = result.get("parts") or parts
+                        reads = result.get("reads")
+                        if reads is not None and call is not None and not record["diagnostics"] and [(n, k) for n, k, _ in new_parts] == [(n, k) for n, k, _ in items]:
+                            memo.add(call, reads, keys, record)
                 except MemoryError as exc:
                     record = {"status": "error", "output": None, "error": error_text(exc) + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""), "state_changes": {}}
                     new_parts = parts
