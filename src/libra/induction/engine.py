@@ -75,7 +75,7 @@ from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 from ..runtime.diff import path_keys
 
-CHECKPOINT_VERSION = 32  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 33  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
