@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from libra.catalog import Tool
-from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
+from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs, one_of
 from libra.contracts.offline import exclusive_repairs, propose, revise
 
 PARAMS = ["access_token", "track_id", "album_id", "playlist_id", "position", "email", "phone"]
@@ -46,6 +46,15 @@ def test_exclusive_choices() -> None:
     # exactly one given, or none where none is allowed: nothing to change
     assert exclusive_choices({"track_id": 1}, group, {"album_id": 9}) is None
     assert exclusive_choices({}, Exclusive(("track_id", "album_id"), True), {"album_id": 9}) is None
+
+
+def test_one_of() -> None:
+    group = Exclusive(("track_id", "album_id", "playlist_id"), False)
+    given = {"access_token": "t", "track_id": 1, "album_id": 2, "playlist_id": 3}
+    assert one_of(given, group, ["album_id"]) == "album_id"  # the input on offer is kept
+    assert [one_of(given, group, [], turn) for turn in range(4)] == ["track_id", "album_id", "playlist_id", "track_id"]
+    assert one_of({"track_id": 1}, group) is None
+    assert one_of({"access_token": "t", "album_id": 2}, group, ["access_token"]) is None
 
 
 def _play() -> Tool:
@@ -94,3 +103,19 @@ def test_a_message_about_other_inputs_changes_nothing() -> None:
     contract = propose(tool)
     feedback = [_refused("complete", {"access_token": "tok", "track_id": 1, "album_id": 2, "playlist_id": 3}, "Invalid access token")]
     assert exclusive_repairs(contract, tool, feedback) == []
+
+
+def test_the_exploration_alone_learns_the_set(monkeypatch) -> None:
+    """A tool behind a sign-in is often first called by the exploration, after checking: with checking's split
+    switched off, the exploration learns the set from its own refused call, keeps one input per call from then
+    on, and still finds every designed relation of the player catalog."""
+    import libra.contracts.check as check
+    import libra.contracts.offline as offline
+    from tests import generalization as gen
+
+    monkeypatch.setattr(offline, "exclusive_repairs", lambda *a, **k: [])
+    monkeypatch.setattr(check, "exclusive_repairs", lambda *a, **k: [])
+    outcome = gen.build("player")
+    assert [t["name"] for t in outcome.library.contracts["player.play"]["templates"]] == ["complete", "required_only"]
+    assert not outcome.missing and not outcome.hits, (outcome.missing, outcome.hits)
+    assert outcome.library.stats["health"]["tools_never_succeeded"] == []

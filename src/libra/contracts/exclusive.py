@@ -89,4 +89,16 @@ def exclusive_choices(given: Mapping[str, Any], group: Exclusive, offered: Mappi
     return out or None
 
 
-__all__ = ["Exclusive", "exclusive_choices", "exclusive_inputs"]
+def one_of(given: Mapping[str, Any], group: Exclusive, preferred: Sequence[str] = (), turn: int = 0) -> str | None:
+    """The one input of ``group`` a call giving several of them keeps, or None when it gives fewer than two.
+
+    The first of ``preferred`` the call gives (the input a tested value is offered to: dropping it would leave
+    nothing to test), else the given inputs take turns by ``turn`` (successive calls keep each in turn).
+    """
+    chosen = [p for p in group.inputs if p in given]
+    if len(chosen) < 2:
+        return None
+    return next((p for p in preferred if p in chosen), chosen[turn % len(chosen)])
+
+
+__all__ = ["Exclusive", "exclusive_choices", "exclusive_inputs", "one_of"]
