@@ -209,6 +209,30 @@ def test_lab_every_tool_succeeds():
     assert health["tools_never_succeeded"] == [], health
 
 
+def test_player_takes_exactly_one_of_its_ids(fresh):
+    player = fresh("player")
+    for call in (lambda: player.play(), lambda: player.play(track_id=501, album_id=71), lambda: player.enqueue(501, 71, 9001)):
+        with pytest.raises(ValueError, match="Exactly one of track_id, album_id or playlist_id"):
+            call()
+    with pytest.raises(RuntimeError, match="Nothing is playing"):
+        player.pause()
+    assert player.play(album_id=72) == {"now_playing": "Morning Light", "queue_length": 2}
+    assert player.skip() == {"now_playing": "Slow River"}
+    assert player.enqueue(playlist_id=9001) == {"queue_length": 4}
+    assert player.pause() == {"paused": "Slow River"}
+
+
+def test_player_every_tool_succeeds():
+    """Defect 6 on inputs that exclude one another: the templates giving every optional id (and none) are refused
+    with "Exactly one of track_id, album_id or playlist_id ..."; revision keeps one per template, so play and
+    enqueue succeed, and pause and skip succeed after them."""
+    outcome = built("player")
+    health = outcome.library.stats["health"]
+    assert health["tools_never_succeeded"] == [], health
+    templates = {t["name"] for t in outcome.library.contracts["player.play"]["templates"]}
+    assert {"only_track_id", "only_album_id", "only_playlist_id"} <= templates, templates
+
+
 def test_weather_refuses_without_the_key():
     weather = gen.load("weather")
     for call in (lambda: weather.find_station("oslo", "hello"), lambda: weather.air_quality("oslo", "")):

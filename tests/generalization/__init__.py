@@ -40,7 +40,7 @@ from libra.catalog import Catalog
 VALUE = ("provenance", "compatibility")
 
 #: The suite's catalogs, by module name under this package.
-CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir", "tickets", "lab")
+CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir", "tickets", "lab", "player")
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
 COVERAGE: dict[int, str] = {
@@ -49,7 +49,7 @@ COVERAGE: dict[int, str] = {
     3: "phone (switches start on: gates are found only from off -> on)",
     4: "units (timestamps and coordinates one tool returns and another takes)",
     5: "contacts, orders, records (searches must reveal records, not conjoin invented criteria)",
-    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo'), drafts ('could not find' a piece of text; a refusal quoting two inputs blames neither), folders ('could not find' is seen only once checking and the exploration retry the equally named file after the folder), lab (a sequence's letters, two values packed into one string, a missing packed part)",
+    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo'), drafts ('could not find' a piece of text; a refusal quoting two inputs blames neither), folders ('could not find' is seen only once checking and the exploration retry the equally named file after the folder), lab (a sequence's letters, two values packed into one string, a missing packed part), player ('exactly one of track_id, album_id or playlist_id': one template per input)",
     7: "records (TypedDict/dataclass returns, sentinel default), units (NumPy docstrings); test_introspected_schemas",
     8: "files, clock, account (uuid4, datetime.now, time.time, secrets); test_identical_calls_give_identical_results",
     9: "phone, contacts, account, clock, records (module globals); test_module_globals_are_state",

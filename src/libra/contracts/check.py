@@ -28,7 +28,7 @@ from ..induction.rebind import REBINDS, Rebound, signature, take_untried, varied
 from ..runtime.base import InvocationRecord, Runtime, State
 from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
 from .text_values import is_empty_text
-from .offline import OfflineProposer, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
+from .offline import OfflineProposer, exclusive_repairs, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
 from ..schema import message_parameter, repair_literal
 from .outcome import classify, extract, rejection_message
 from .packed import packed_value
@@ -846,7 +846,8 @@ class _Checker:
         if any(classify(contract, r.record) == "unmatched" for r in self.contrast.get(tool, [])):
             return True
         feedback = self._feedback(tool)
-        return bool(literal_repairs(contract, self.catalog[tool], feedback) or missing_references(contract, feedback))
+        return bool(literal_repairs(contract, self.catalog[tool], feedback) or missing_references(contract, feedback)
+                    or exclusive_repairs(contract, self.catalog[tool], feedback))
 
     def _feedback(self, tool: str) -> list[dict[str, Any]]:
         """Same-tool feedback: every template's current run, then the calls kept as contrasts."""

@@ -19,6 +19,7 @@ import jsonpath
 from ..catalog import Tool
 from ..runtime.base import json_type  # noqa: F401 - re-exported for contract code
 from .model import CHECKED_LITERAL, MAX_REVISIONS, NESTED_REFERENCE, Argument, Contract, Export, FromText, Template
+from .exclusive import Exclusive, exclusive_choices, exclusive_inputs
 from .text_values import STRUCTURED_KINDS, is_text, text_findings
 from .outcome import (
     canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
@@ -861,6 +862,82 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
     return out
 
 
+#: At most this many templates one revision adds when it splits templates over inputs that exclude one another.
+MAX_EXCLUSIVE_TEMPLATES = 6
+
+
+def _argument_for(contract: Contract, tool: Tool, param: str) -> Argument:
+    """The argument the contract already gives ``param`` somewhere (a literal or an observation), else the one the
+    proposer would: an input one template left out is filled as another template fills it."""
+    for t in contract.templates:
+        a = t.arguments.get(param)
+        if a is not None and a.kind != "omit" and t.expected == "success":
+            return a
+    schema = tool.param_schema(param)
+    if decide_parameter(tool, param, schema).kind == "observation":
+        return Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
+    return Argument.literal(literal_for(param, schema))
+
+
+def exclusive_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[tuple[str, Exclusive, list[dict[str, Argument]], str]]:
+    """Success templates the tool refused for giving several of a set of inputs that exclude one another (or none
+    of them): (template, the set, the argument sets to use instead, message).
+
+    Why: the proposer fills every optional input in one template and none in another, and a tool that takes
+    exactly one of a track, an album or a playlist id refuses both ("Exactly one of track_id, album_id or
+    playlist_id must be given, found 3"). The message names the set (:func:`~.exclusive.exclusive_inputs`);
+    the template is replaced by one per input of the set it gave, each keeping exactly that one
+    (:func:`~.exclusive.exclusive_choices`), so every input of the set is exercised and can receive offered values.
+    A template that gave none, where none is not allowed, gets one per input, filled as other templates fill it.
+    """
+    templates = {t.name: t for t in contract.templates}
+    out: list[tuple[str, Exclusive, list[dict[str, Argument]], str]] = []
+    for fb in feedback:
+        t = templates.get(str(fb.get("template", "")))
+        if t is None or t.expected != "success" or t.name in {name for name, *_ in out}:
+            continue
+        rec = record_dict(fb["record"])
+        if classify(contract, rec) == "success":
+            continue
+        message = rejection_message(rec)
+        group = exclusive_inputs(message or "", tool.param_names)
+        if group is None:
+            continue
+        given = {p: a for p, a in t.arguments.items() if a.kind != "omit"}
+        offered = {p: _argument_for(contract, tool, p) for p in group.inputs}
+        choices = exclusive_choices(given, group, offered)
+        if choices:
+            omitted = {p: Argument.omit() for p in group.inputs}
+            out.append((t.name, group, [{**t.arguments, **omitted, **c} for c in choices], message or ""))
+    return out
+
+
+def _split_exclusive(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[str]:
+    """Apply :func:`exclusive_repairs`: each refused template gives way to its argument sets, named
+    ``only_<input>`` (or ``<template>_only_<input>`` when taken); a set another template already has is not added
+    twice, and at most :data:`MAX_EXCLUSIVE_TEMPLATES` are added. Returns what changed, for the notes."""
+    changed: list[str] = []
+    added = 0
+    for name, group, choices, message in exclusive_repairs(new, tool, feedback):
+        at = next(i for i, t in enumerate(new.templates) if t.name == name)
+        seen = [{p: a.to_dict() for p, a in t.arguments.items() if a.kind != "omit"} for t in new.templates if t.name != name]
+        replacement: list[Template] = []
+        for args in choices:
+            key = {p: a.to_dict() for p, a in args.items() if a.kind != "omit"}
+            if key in seen or added >= MAX_EXCLUSIVE_TEMPLATES:
+                continue
+            kept = next(p for p in group.inputs if args[p].kind != "omit")
+            taken = {t.name for t in new.templates} | {t.name for t in replacement}
+            tname = f"only_{kept}" if f"only_{kept}" not in taken else f"{name}_only_{kept}"
+            replacement.append(Template(tname, args, "success"))
+            seen.append(key)
+            added += 1
+        new.templates[at : at + 1] = replacement
+        kept_names = ", ".join(t.name for t in replacement) or "none new"
+        changed.append(f"template {name}: split over inputs that exclude one another ({', '.join(group.inputs)}) into {kept_names} ({_clip_message(message)})")
+    return changed
+
+
 #: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
 #: resolve to an object", "no such file", "does not exist", "unknown branch").
 _MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist|(?:could|can)(?:n'?t| ?not) find)\b", re.IGNORECASE)
@@ -965,6 +1042,8 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
         if CHECKED_LITERAL + param not in new.flags:
             new.flags.append(CHECKED_LITERAL + param)
         changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
+
+    changed.extend(_split_exclusive(new, tool, feedback))
 
     for param, message, pointer in missing_references(new, feedback):
         if pointer is not None:

@@ -56,6 +56,7 @@ import jsonschema
 
 from .._io import atomic_open
 from ..catalog import Catalog, Tool
+from ..contracts.exclusive import Exclusive, exclusive_inputs, one_of
 from ..contracts.model import Contract
 from ..contracts.offline import is_creation_tool, literal_for, schema_type, sentinel_for
 from ..schema import stated_form, words
@@ -75,7 +76,7 @@ from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 from ..runtime.diff import path_keys
 
-CHECKPOINT_VERSION = 32  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 33  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
@@ -624,6 +625,8 @@ class Engine:
         self._retrying = False  # True while a wave's retries run (see _aside), never checkpointed
         # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
         self.refusals: dict[tuple[int, str], dict[str, set[str]]] = {}
+        # consumer -> inputs its own rejection said exclude one another (see _learn_exclusive)
+        self.exclusive: dict[str, Exclusive] = {}
         self.relations: dict[tuple, Relation] = {}
         self.counters: dict[str, int] = {
             "work_items": 0,
@@ -966,6 +969,12 @@ class Engine:
                 args[param], used[param] = best[2], best[1].id
         if _offer_coincides(args, used, fixed):
             return None
+        group = self.exclusive.get(item.tool)
+        if group is not None:
+            keep = one_of(args, group, [p for p in fixed if p in args], item.node + item.template)
+            if keep is not None:
+                args = {p: v for p, v in args.items() if p not in group.inputs or p == keep}
+                used = {p: v for p, v in used.items() if p in args}
         return args, used
 
     def _known_fits(self, consumer: str, param: str) -> bool:
@@ -1470,11 +1479,34 @@ class Engine:
                 self._on_success(item, args, used, rec, new_state, wave)
                 self._prefetch(self._test_calls(wave, *marks))
                 continue
+            if self._learn_exclusive(item, args, rec, wave):
+                continue
             if item.fixed:
                 self._note_refusal(item, args, rec)
             if outcome == "failure":
                 failed.append((item, args, used, gate_message(rejection_message(rec), args)))
         return failed
+
+    def _learn_exclusive(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: "Wave") -> bool:
+        """Learn from a refusal that the call gave several of a set of inputs that exclude one another, and run
+        the item again; True when the refusal was about such a set (whether or not the item runs again).
+
+        Why: contract checking splits such a template when it sees the refusal (see
+        :func:`~libra.contracts.offline.exclusive_repairs`), but a tool behind a sign-in is often first called
+        by the exploration, with a template that fills every optional input ("Exactly one of track_id, album_id
+        or playlist_id must be given, found 3"). From then on :meth:`bind` keeps exactly one input of the set
+        (the one on offer, else one in turn by state and template), and the refused item runs again, rebound. The
+        refusal says nothing about the state, so it is no evidence of a gate (:meth:`_note_refusal`) and no call
+        to retry with other values."""
+        if rec.get("status") == "success":
+            return False
+        group = exclusive_inputs(rejection_message(rec) or "", self.catalog[item.tool].param_names)
+        if group is None:
+            return False
+        if sum(1 for p in group.inputs if p in args) >= 2:
+            self.exclusive[item.tool] = group
+            wave.new_items.append(item)
+        return True
 
     # ---------------------------------------------------------- phase 4: retry failures with equally named values
     def _run_aside(self, wave: Wave, failed: Sequence[tuple[Item, dict[str, Any], dict[str, int], str | None]]) -> None:
@@ -2225,7 +2257,7 @@ class Engine:
         return dedupe([*self.relations.values(), *self.retry.relations.values()])
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_moot", "moot_values", "pair_offers", "state_offers", "retry", "refusals", "relations", "counters", "started", "inherited")
+    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_moot", "moot_values", "pair_offers", "state_offers", "retry", "refusals", "exclusive", "relations", "counters", "started", "inherited")
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
