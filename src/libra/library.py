@@ -142,13 +142,49 @@ def candidate_columns(candidates: Sequence[Candidate], index: dict[str, int]) ->
     fields: dict[str, int] = {}
     inputs: dict[str, int] = {}
     cols: dict[str, list[Any]] = {"provider": [], "field": [], "consumer": [], "input": [], "similarity": []}
+    # (millions of candidates in a large catalog: the loop's lookups are bound once)
+    provider, field_, consumer, input_, similarity = (cols[k].append for k in ("provider", "field", "consumer", "input", "similarity"))
     for c in candidates:
-        cols["provider"].append(index[c.provider])
-        cols["field"].append(fields.setdefault(c.provider_field, len(fields)))
-        cols["consumer"].append(index[c.consumer])
-        cols["input"].append(inputs.setdefault(c.consumer_input, len(inputs)))
-        cols["similarity"].append(None if c.similarity is None else round(c.similarity, 5))
+        provider(index[c.provider])
+        field_(fields.setdefault(c.provider_field, len(fields)))
+        consumer(index[c.consumer])
+        input_(inputs.setdefault(c.consumer_input, len(inputs)))
+        similarity(None if c.similarity is None else round(c.similarity, 5))
     return {"fields": list(fields), "inputs": list(inputs), **cols}
+
+
+#: list elements encoded together at most by :func:`write_json`
+JSON_CHUNK = 4096
+
+
+def write_json(write: Any, value: Any, depth: int = 3) -> None:
+    """Write ``value`` as compact JSON (what ``json.dump(value, fh, ensure_ascii=False, separators=(",", ":"))``
+    writes, character for character) through ``write``, in pieces.
+
+    Why not ``json.dump``: it always takes the pure-Python encoder (only ``json.dumps`` takes the C one), and a
+    large library's document (millions of candidate columns) took seconds of the build's own time to encode.
+    Why not one ``json.dumps``: the whole text would sit in memory at the end of a build. Here the document's
+    upper ``depth`` levels are walked, a long list is encoded :data:`JSON_CHUNK` elements at a time, and anything
+    deeper is one ``json.dumps`` each, so the largest piece held is one column or one chunk of a list. A mapping
+    with a key that is not a string is encoded whole (JSON's conversion of such keys stays the encoder's).
+    """
+    if depth > 0 and type(value) is dict and all(type(k) is str for k in value):
+        write("{")
+        for i, (k, v) in enumerate(value.items()):
+            write(("," if i else "") + _dumps(k) + ":")
+            write_json(write, v, depth - 1)
+        write("}")
+    elif depth > 0 and type(value) in (list, tuple) and len(value) > JSON_CHUNK:
+        write("[")
+        for start in range(0, len(value), JSON_CHUNK):
+            write(("," if start else "") + _dumps(list(value[start : start + JSON_CHUNK]))[1:-1])
+        write("]")
+    else:
+        write(_dumps(value))
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 @dataclass
@@ -204,7 +240,7 @@ class Library:
         with atomic_open(path) as fh:
             raw = gzip.GzipFile(filename="", fileobj=fh, mode="wb", compresslevel=6, mtime=0) if path.suffix == ".gz" else None
             text = io.TextIOWrapper(raw if raw is not None else fh, encoding="utf-8", newline="")
-            json.dump(self.to_dict(), text, ensure_ascii=False, separators=(",", ":"))
+            write_json(text.write, self.to_dict())
             text.flush()
             text.detach()  # the file itself is closed by atomic_open
             if raw is not None:

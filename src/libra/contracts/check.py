@@ -163,6 +163,18 @@ def _coerce(param_schema: dict[str, Any], value: Any) -> Any | None:
     return None
 
 
+def _coercion(param_schema: dict[str, Any]) -> tuple[int, str | None]:
+    """:func:`_coerce` taken apart: how many lists a fitting value is wrapped in, and the JSON type it must have
+    (None: any). Why: checking coerces every pooled value for every observation from every base state, and the
+    schema's part of the answer is the same for all of them."""
+    depth, t = 0, schema_type(param_schema)
+    while t == "array":
+        items = param_schema.get("items")
+        param_schema = items if isinstance(items, dict) else {}
+        depth, t = depth + 1, schema_type(param_schema)
+    return depth, t
+
+
 def match_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: PoolValue) -> float:
     """How well a pooled value fits an observation: name overlap first, then description overlap.
 
@@ -435,11 +447,18 @@ class _Checker:
         """The pooled values that fit observation ``param`` as (score, -node, value, argument), in pool order:
         coerced to the input's schema and scored by name and kind (fixtures by :func:`fixture_score`)."""
         ps = tool.param_schema(param)
+        depth, t = _coercion(ps)  # (what _coerce decides, the schema's part once)
         scored = []
         for pv in pool:
-            val = _coerce(ps, pv.value)
+            val = pv.value
             if val is None:
-                continue
+                continue  # (_coerce answers None, "does not fit", for it whatever the schema)
+            if t is not None:
+                vt = json_type(val)
+                if t != vt and not (t == "number" and vt == "integer"):
+                    continue
+            for _ in range(depth):
+                val = [val]
             s = fixture_score(param, arg, ps, pv) if pv.tool == FIXTURE else match_score(param, arg, ps, pv)
             if s >= MIN_SCORE:
                 scored.append((s, -pv.node, pv, val))

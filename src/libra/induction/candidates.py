@@ -66,17 +66,15 @@ def candidate_compositions(catalog: Catalog, contracts: dict[str, Contract], exe
     inputs = [(t.name, p, {"type": "string"} if (t.name, p) in nested else t.param_schema(p)) for t in tools for p in t.param_names]
     out: list[Candidate] = []
     exports = [e for e in propagating_exports(contracts) if e.tool in catalog and (catalog[e.tool].executable or not executable_only)]
-    accept_cache: dict[tuple[int, str | None], bool] = {}
+    # The inputs that accept each value type, in input order, taken once per type: an export of that type pairs
+    # with those of them its own tool does not have (a large catalog pairs millions; most pairs of types fail).
+    accepting: dict[str | None, list[tuple[str, str]]] = {}
     for e in exports:
-        for i, (consumer, param, schema) in enumerate(inputs):
-            if consumer == e.tool:
-                continue
-            key = (i, e.value_type)
-            ok = accept_cache.get(key)
-            if ok is None:
-                ok = accept_cache[key] = input_accepts(schema, e.value_type)
-            if ok:
-                out.append(Candidate(e.tool, e.export, consumer, param))
+        fit = accepting.get(e.value_type)
+        if fit is None:
+            fit = accepting[e.value_type] = [(consumer, param) for consumer, param, schema in inputs if input_accepts(schema, e.value_type)]
+        tool, export = e.tool, e.export
+        out.extend([Candidate(tool, export, consumer, param) for consumer, param in fit if consumer != tool])
     return out
 
 

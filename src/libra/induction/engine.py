@@ -183,6 +183,7 @@ class Wave:
 
 _NO_LITERAL = object()  # the template gives the input no literal
 _NO_REFERENCES: dict[str, Any] = {}  # a contract without nested references (read only)
+_NO_KEYS: frozenset[tuple[str, str]] = frozenset()
 
 
 def _offerable_literal(schema: dict[str, Any]) -> bool:
@@ -555,13 +556,22 @@ class Engine:
         # entries (AppWorld: 2.1 M candidates) over a few thousand pairs, so a tuple per entry was most of its size.
         pairs: dict[tuple[str, str], tuple[str, str]] = {}
         providers: dict[tuple[str, str], dict[tuple[str, str], None]] = {}
+        intern, by_provider = pairs.setdefault, self.by_provider  # (bound once: the loop runs millions of times)
         for c in candidates:
             if c.provider not in runnable or c.consumer not in runnable:
                 continue  # compositions with a tool the runtime cannot execute are counted, never tested
-            provider = pairs.setdefault((c.provider, c.provider_field), (c.provider, c.provider_field))
-            consumer = pairs.setdefault((c.consumer, c.consumer_input), (c.consumer, c.consumer_input))
-            self.by_provider.setdefault(provider, []).append(consumer)
-            providers.setdefault(consumer, {})[provider] = None
+            provider = (c.provider, c.provider_field)
+            provider = intern(provider, provider)
+            consumer = (c.consumer, c.consumer_input)
+            consumer = intern(consumer, consumer)
+            row = by_provider.get(provider)
+            if row is None:
+                row = by_provider[provider] = []
+            row.append(consumer)
+            seen = providers.get(consumer)
+            if seen is None:
+                seen = providers[consumer] = {}
+            seen[provider] = None
         # (a tuple per consumer input: it is only iterated, and its order never matters, see _ranked_keys)
         self.by_consumer = {k: tuple(v) for k, v in providers.items()}
         del providers
@@ -580,6 +590,10 @@ class Engine:
         self._inside_cache: dict[tuple[str, str], bool] = {}
         self._nested = {name: c.nested_references() for name, c in contracts.items()}
         self._shown_cache: dict[int, frozenset[str]] = {}
+        # (node, consumer, input) -> the node's key count and its keys the input admits; (deepest node, consumer,
+        # input) -> the path's key count and its admitted keys, ranked: see _present_keys
+        self._present_by_node: dict[tuple[int, str, str], tuple[int, frozenset[tuple[str, str]]]] = {}
+        self._present_by_path: dict[tuple[int, str, str], tuple[int, list[tuple[float, tuple[str, str]]]]] = {}
         # exploration state (everything below is checkpointed)
         self.nodes: list[Node] = []
         self.values: list[PoolValue] = []
@@ -645,6 +659,9 @@ class Engine:
         self.started = False
         self.elapsed_before_resume = 0.0
         self._out: _CallsOut | None = None  # the current wave's stream of calls (see run_many), never checkpointed
+        # the current wave's planned new items, and how many of them are queued already (see _idle), never checkpointed
+        self._unqueued: list[Item] = []
+        self._queued_upto = 0
 
     # ------------------------------------------------------------------------------------------------- setup
     def start(self, reuse: Iterable[MemoKey] = ()) -> None:
@@ -814,6 +831,30 @@ class Engine:
 
     #: results of a stream memoised together at most (see :meth:`_run_streamed`)
     STORE_GROUP = 64
+    #: work items queued at a time while the caller waits for a worker (see :meth:`_idle`)
+    IDLE_ITEMS = 256
+
+    def _queue_planned(self, n: int) -> None:
+        """Queue the next ``n`` of the wave's planned new items not queued yet, in the order they were planned."""
+        items, start = self._unqueued, self._queued_upto
+        end = min(len(items), start + n)
+        self._queued_upto = end
+        for it in items[start:end]:
+            self._enqueue(it)
+
+    def _idle(self, out: _CallsOut, ticket: int) -> None:
+        """Until the result of ``ticket`` is back, queue the wave's planned new items (:meth:`_queue_planned`).
+
+        Why: the caller's work on a wave is serial and the workers wait for it, and queueing a large wave's new
+        items (an offer per candidate input of every new value) was a good share of it, done after all of the
+        wave's calls. It changes nothing to do it while the workers run the wave's tests: once the wave's
+        successes are planned its new items are final, nothing pops the worklist before the next wave, and
+        what queueing an item reads (its node, values and names, and the per-tool budgets, which only the next
+        wave's admissions charge) is fixed by then; the items are queued in the order they were planned, so they
+        take the same sequence numbers, and :meth:`step` queues whatever is left before it sweeps the heaps.
+        """
+        while self._queued_upto < len(self._unqueued) and not out.ready(ticket):
+            self._queue_planned(self.IDLE_ITEMS)
 
     def _run_streamed(self, pending: list[tuple[MemoKey, Any]], out: _CallsOut) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
         """New calls through the runtime's stream (:class:`~libra.runtime.executor.CallStream`): the engine's own
@@ -841,6 +882,7 @@ class Engine:
             if group and (len(group) >= self.STORE_GROUP or not out.ready(tickets[taken])):
                 done.extend(self._store(group, results))
                 group, results = [], []
+            self._idle(out, tickets[taken])
             results.append(out.result(tickets[taken]))
             group.append(pending[taken])
         if group:
@@ -875,10 +917,7 @@ class Engine:
         Declared formats are checked too: a status message offered to an ``email`` input is a test that can only
         fail, and in a large catalog such offers would use up the consumer's budget before the real providers'.
         """
-        key = (tool.name, param)
-        schema_id = self._schema_ids.get(key)
-        if schema_id is None:
-            schema_id = self._schema_ids[key] = self._validator_id(tool.param_schema(param))
+        schema_id = self._schema_id(tool, param)
         v = self._validators[schema_id]
         # The verdict is a pure function of the schema and the value, and the same pool values are offered to the
         # same kinds of input over and over (every binding, every offer): each is validated once per schema.
@@ -900,6 +939,14 @@ class Engine:
                 self._fit_cache.clear()  # bounded: a cleared cache only validates again
             self._fit_cache[(schema_id, type(value), value)] = "as is" if out is value else "listed" if out is not None else None
         return out
+
+    def _schema_id(self, tool: Tool, param: str) -> int:
+        """The validator id of an input (:meth:`_validator_id`), cached per input: what :meth:`_fits` decides by."""
+        key = (tool.name, param)
+        schema_id = self._schema_ids.get(key)
+        if schema_id is None:
+            schema_id = self._schema_ids[key] = self._validator_id(tool.param_schema(param))
+        return schema_id
 
     def _validator_id(self, schema: dict[str, Any]) -> int:
         """The id of the validator of a parameter schema, shared by every input whose schema differs only in
@@ -1202,11 +1249,9 @@ class Engine:
         # Only a key with a value somewhere on the path can fill the input: when the path holds fewer keys than the
         # input admits (the usual case for an input many tools can fill), the keys are taken from the path's side,
         # in the same order, and the search is the same.
-        if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
-            present: set[tuple[str, str]] = set()
-            for n in lineage:
-                present.update(n.by_key.keys() & allowed.keys())  # walks the smaller of the two, in C
-            keys = sorted(((allowed[k], k) for k in present), key=lambda x: (-x[0], x[1]))
+        total = sum(len(n.by_key) for n in lineage)
+        if total < len(keys) * len(lineage):
+            keys = self._present_keys(consumer, param, lineage, allowed, total)
         for sim, key in keys:
             if best is not None and sim < best[0][1]:
                 break
@@ -1230,6 +1275,41 @@ class Engine:
                         best = (rank, hit[0], hit[1])
                     break
         return best
+
+    #: entries of each cache of :meth:`_present_keys` at most (a cleared cache only computes again)
+    PRESENT_CACHE = 1 << 17
+
+    def _present_keys(self, consumer: str, param: str, lineage: list[Node], allowed: dict[tuple[str, str], float], total: int) -> list[tuple[float, tuple[str, str]]]:
+        """The keys ``allowed`` admits that hold a value somewhere on ``lineage``, best match first, as
+        :meth:`_ranked_keys` orders them; ``total`` is the number of keys the lineage's nodes hold together.
+
+        Why cached: an input is filled on the same path over and over (a sweep binds every tool in a new state,
+        the probes it queues bind them there again, and every path shares its ancestors), and the intersection of
+        a node's keys with the input's was most of a binding's cost. Nothing here can go stale: a node's keys only
+        grow (values are added, never removed, and a key once added stays), so a node holding as many keys as
+        when its entry was made holds the same keys, and a path (fixed by its deepest node) holding as many in
+        total holds the same keys on every node. An entry whose count differs is recomputed.
+        """
+        path_key = (lineage[0].id, consumer, param)
+        hit = self._present_by_path.get(path_key)
+        if hit is not None and hit[0] == total:
+            return hit[1]
+        by_node = self._present_by_node
+        if len(by_node) >= self.PRESENT_CACHE:
+            by_node.clear()
+        present: set[tuple[str, str]] = set()
+        for n in lineage:
+            node_key = (n.id, consumer, param)
+            got = by_node.get(node_key)
+            if got is None or got[0] != len(n.by_key):
+                common = n.by_key.keys() & allowed.keys()  # walks the smaller of the two, in C
+                got = by_node[node_key] = (len(n.by_key), frozenset(common) if common else _NO_KEYS)
+            present |= got[1]
+        keys = sorted(((allowed[k], k) for k in present), key=lambda x: (-x[0], x[1]))
+        if len(self._present_by_path) >= self.PRESENT_CACHE:
+            self._present_by_path.clear()
+        self._present_by_path[path_key] = (total, keys)
+        return keys
 
     def control_value(self, tool: Tool, param: str, observed: Any, alternatives: Sequence[Any] = (), template_literal: Any = _NO_LITERAL) -> tuple[bool, Any] | None:
         """An independently constructed replacement for ``param``: (omit?, literal), or None when no valid,
@@ -1296,10 +1376,16 @@ class Engine:
             near = node.creator >= 0 and self.catalog[self.calls[node.creator].tool].group == self.catalog[item.tool].group
             (self.near_probes if near else self.probes).append(item)
             return
-        tool = self.catalog[item.tool]
-        near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
-        # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
-        sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
+        tool = self._tools[item.tool]
+        if len(item.fixed) == 1:  # every offer (the general form below, without its generators)
+            ((p, v),) = item.fixed
+            pv = self.values[v]
+            near = self._same_group(pv, tool)
+            sim = 2.0 if item.state_test else self.similarity(pv.export, self._offer_name(item.tool, p, item.placement))
+        else:
+            near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
+            # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
+            sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
         self.enqueued += 1
         heap = self.queue if near and not (item.number_offer or item.placement) else self.far
         # (an item whose tool's budget is spent would only be popped to be dropped: see _discard_spent)
@@ -1369,6 +1455,8 @@ class Engine:
             self.counters["work_items"] += len(batch)
             results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
             failed = self._record_outcomes(batch, results, wave)
+            # the wave's new items are all planned: they are queued while the workers run its tests (see _idle)
+            self._unqueued = wave.new_items
             self._run_tests(wave)
             self._run_aside(wave, failed)
         finally:
@@ -1377,8 +1465,8 @@ class Engine:
         # (read back by :meth:`_record` when a later relation's evidence or provenance needs it).
         for info in self.calls[first_call:]:
             info.record = None
-        for it in wave.new_items:
-            self._enqueue(it)
+        self._queue_planned(len(self._unqueued))
+        self._unqueued, self._queued_upto = [], 0
         self._discard_spent()
         return self._pending()
 
@@ -1973,31 +2061,51 @@ class Engine:
         """
         cfg = self.config
         items: list[Item] = []
-        nested, tools = self._nested, self._tools
+        nested, tools, schema_ids = self._nested, self._tools, self._schema_ids
+        pair_tests, relations, counters = self.pair_tests, self.relations, self.counters
+        tests_per_pair, offers_per_pair = cfg.tests_per_pair, cfg.offers_per_pair
+        # (the loops below visit every candidate input of every new value, millions in a large build: what does not
+        # change from one input to the next is taken out of them; the verdicts and counts are those of the rules)
         for pv in fresh:
             self._poll_calls()
             key = (pv.tool, pv.export)
             consumers = self.by_provider.get(key, ())
             if consumers:
                 offers, slots = self.pair_offers.row(key, consumers), self.pair_offers.slots(key, consumers)
+            # whether the value fits an input, per validator: a function of the two (see _fits), and the value's
+            # many candidate inputs share a few validators
+            fits: dict[int, bool] = {}
+            # the part of _take_state_offer that depends on the value and the state only
+            state_offer = not (target.parent is None or target.creator < 0 or pv.call == target.creator)
             for at, (consumer, param) in enumerate(consumers):
                 if pv.for_group and not self._meant_for(pv, consumer):
                     continue
                 leaf = nested.get(consumer, _NO_REFERENCES).get(param)
-                if leaf is None and self._fits(tools[consumer], param, pv.value) is None:
-                    self.counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
-                    continue
-                pair = (pv.tool, pv.export, consumer, param)
-                if pv.restated and self._known_moot(pair, pv):
-                    self.counters["skipped_moot"] = self.counters.get("skipped_moot", 0) + 1
-                    continue  # its test would be moot again: no offer, no charge to the consumer (see _moot)
-                settled = self.pair_tests.get(pair, 0) >= cfg.tests_per_pair or (pv.tool, consumer, "provenance", pv.export, param) in self.relations
+                if leaf is None:
+                    schema_id = schema_ids.get((consumer, param))
+                    if schema_id is None:
+                        schema_id = self._schema_id(tools[consumer], param)
+                    fit = fits.get(schema_id)
+                    if fit is None:
+                        fit = fits[schema_id] = self._fits(tools[consumer], param, pv.value) is not None
+                    if not fit:
+                        counters["skipped_unfit"] += 1  # wrong type or format: the offer could only fail
+                        continue
+                if pv.restated:
+                    pair = (pv.tool, pv.export, consumer, param)
+                    if self._known_moot(pair, pv):
+                        counters["skipped_moot"] = counters.get("skipped_moot", 0) + 1
+                        continue  # its test would be moot again: no offer, no charge to the consumer (see _moot)
                 # Offers queue up faster than tests conclude; beyond a few per pair they only repeat.
                 slot = at if slots is None else slots[at]
-                settled_or_spent = settled or offers[slot] >= cfg.offers_per_pair
+                settled_or_spent = (
+                    offers[slot] >= offers_per_pair
+                    or pair_tests.get((pv.tool, pv.export, consumer, param), 0) >= tests_per_pair
+                    or (pv.tool, consumer, "provenance", pv.export, param) in relations
+                )
                 if settled_or_spent:
-                    if not self._take_state_offer(pv, target, consumer, param):
-                        self.counters["skipped_implied"] += 1
+                    if not state_offer or not self._take_state_offer(pv, target, consumer, param):
+                        counters["skipped_implied"] += 1
                         continue
                 else:
                     offers[slot] += 1
@@ -2281,6 +2389,8 @@ class Engine:
             return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         for k in self._CHECKPOINTED:
             setattr(self, k, payload[k])
+        self._present_by_node.clear()  # (keyed by node ids: the restored nodes are others)
+        self._present_by_path.clear()
         self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
         return True
 

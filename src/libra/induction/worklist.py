@@ -54,6 +54,9 @@ ITEM_BITS = _at
 _ITEM_MASK = (1 << ITEM_BITS) - 1
 _SEQ_BITS = 64
 _HAS_FIXED, _STATE_TEST, _NUMBER_OFFER = 1, 2, 4
+_P_AT, _N_AT, _T_AT, _TM_AT, _PL_AT, _F_AT = (_SHIFT[n] for n in ("param", "node", "tool", "template", "placement", "flags"))
+_VID_END, _NODE_END, _NAME_END = 1 << _WIDTH["vid"], 1 << _WIDTH["node"], 1 << _WIDTH["tool"]
+assert _SHIFT["vid"] == 0 and _WIDTH["param"] == _WIDTH["tool"] == _WIDTH["template"] == _WIDTH["placement"]
 
 
 def order_key(priority: float) -> int:
@@ -67,6 +70,10 @@ def order_key(priority: float) -> int:
         raise ValueError("a work item's priority must be a number, not NaN")
     (bits,) = struct.unpack(">Q", struct.pack(">d", x))
     return bits ^ 0xFFFFFFFFFFFFFFFF if bits >> 63 else bits | (1 << 63)
+
+
+_ORDER_KEYS: dict[float, int] = {}  # see PackedHeap._key
+_ORDER_KEYS_MAX = 1 << 14
 
 
 class ItemCodec:
@@ -84,6 +91,27 @@ class ItemCodec:
         return i
 
     def pack(self, item: Item) -> int:
+        # The usual item, bit by bit (a build packs millions); anything a field cannot hold goes the checked way.
+        fixed = item.fixed
+        if len(fixed) <= 1:
+            ids = self.ids
+            param, vid = fixed[0] if fixed else ("", 0)
+            p = ids.get(param)
+            if p is None:
+                p = self._id(param)
+            t = ids.get(item.tool)
+            if t is None:
+                t = self._id(item.tool)
+            pl = ids.get(item.placement)
+            if pl is None:
+                pl = self._id(item.placement)
+            node, template = item.node, item.template
+            if 0 <= vid < _VID_END and 0 <= node < _NODE_END and 0 <= template < _NAME_END and p < _NAME_END and t < _NAME_END and pl < _NAME_END:
+                flags = (_HAS_FIXED if fixed else 0) | (_STATE_TEST if item.state_test else 0) | (_NUMBER_OFFER if item.number_offer else 0)
+                return vid | p << _P_AT | node << _N_AT | t << _T_AT | template << _TM_AT | pl << _PL_AT | flags << _F_AT
+        return self._pack_checked(item)
+
+    def _pack_checked(self, item: Item) -> int:
         if len(item.fixed) > 1:
             raise ValueError("a packed work item binds at most one input")
         flags = (_HAS_FIXED if item.fixed else 0) | (_STATE_TEST if item.state_test else 0) | (_NUMBER_OFFER if item.number_offer else 0)
@@ -129,7 +157,14 @@ class PackedHeap:
     def _key(priority: float, seq: int) -> int:
         if not 0 <= seq < (1 << _SEQ_BITS):
             raise ValueError(f"a work item's sequence number ({seq}) does not fit {_SEQ_BITS} bits")
-        return (order_key(priority) << _SEQ_BITS) | seq
+        # a build's priorities are a few thousand name similarities: each is converted once (equal floats, -0.0 and
+        # 0.0 included, have one order key; NaN equals nothing, so it is never found and order_key refuses it)
+        ordered = _ORDER_KEYS.get(priority)
+        if ordered is None:
+            if len(_ORDER_KEYS) >= _ORDER_KEYS_MAX:
+                _ORDER_KEYS.clear()
+            ordered = _ORDER_KEYS[priority] = order_key(priority)
+        return (ordered << _SEQ_BITS) | seq
 
     def push(self, priority: float, seq: int, item: Item, spent: bool = False) -> None:
         """Queue an item; one its owner knows can never run (``spent``) is left out, only its place remembered."""
