@@ -664,3 +664,17 @@ def test_a_free_text_literal_shows_no_compatibility():
     e = _edges(_build(Mail, fixtures={"subject": "Status", "body": "All fine."}))
     assert ("Mail.read_inbox", "Mail.send_email", "provenance", "sender", "recipient") in e, sorted(e)
     assert not any(r[:2] == ("Mail.read_inbox", "Mail.send_email") and r[4] in ("subject", "body") for r in e), sorted(e)
+
+
+def test_checkpoints_change_nothing_the_build_finds(tmp_path: Path) -> None:
+    """Issue 23: a build's exploration must not depend on when it checkpoints (a wall-clock matter: the interval
+    grows with the checkpoint's own duration, so a busy machine checkpoints at other waves than a quiet one).
+    Checkpointing as often as the build allows (interval 0) and never give the same relations and the same engine
+    counters; no worker was replaced (a timed-out call's record could depend on the machine's load)."""
+    def build(name: str, every_s: float) -> Library:
+        return build_library(ShopBenchmark(), tmp_path / name, BuildOptions(workers=2, config=BuildConfig(checkpoint_every_s=every_s), resume=False, progress=False))
+
+    every_wave, never = build("every.json.gz", 0.0), build("never.json.gz", 1e9)
+    assert _edges(every_wave) == _edges(never) and every_wave.stats["engine"] == never.stats["engine"]
+    assert every_wave.stats["engine"]["waves"] > 1  # (so a checkpoint fell between waves)
+    assert every_wave.stats["worker_restarts"] == never.stats["worker_restarts"] == 0

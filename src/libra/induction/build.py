@@ -355,6 +355,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
             # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.lru)
             "parts_shipped": dict(getattr(runtime, "shipped", None) or {}),
+            # workers replaced after a call timed out or crashed one (see worker_restarts): such a call's error
+            # record may depend on the machine's load, not on the call, so a build that has any is not reproducible
+            "worker_restarts": worker_restarts(runtime),
             "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]
@@ -404,6 +407,20 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         if memo is not None and not cleanup:  # stopped in contract checking: the memo is kept only for a checkpoint to resume
             memo.close(remove=not (ckpt and ckpt.exists()))
         runtime.close()
+
+
+def worker_restarts(runtime: Any) -> int:
+    """How many workers the runtime replaced during the build: each one a call that timed out or crashed its worker.
+
+    Why report it: such a call becomes an ``error`` record and is memoised like any other, yet whether a call
+    overruns its timeout can depend on how loaded the machine was (the timeout is wall time), so two builds of the
+    same inputs may disagree exactly when one of them had restarts. A build with none ran every call to its end.
+    (An isolated runtime keeps its executor as ``pool``; a remote one is the executor.)"""
+    for holder in (runtime, getattr(runtime, "pool", None)):
+        restarts = getattr(holder, "restarts", None)
+        if isinstance(restarts, int):
+            return restarts
+    return 0
 
 
 def open_memo(catalog: Catalog, ckpt: Path | None, resume: bool) -> MemoStore:
