@@ -1277,7 +1277,7 @@ class Engine:
         return best
 
     #: entries of each cache of :meth:`_present_keys` at most (a cleared cache only computes again)
-    PRESENT_CACHE = 1 << 17
+    PRESENT_CACHE = 1 << 14
 
     def _present_keys(self, consumer: str, param: str, lineage: list[Node], allowed: dict[tuple[str, str], float], total: int) -> list[tuple[float, tuple[str, str]]]:
         """The keys ``allowed`` admits that hold a value somewhere on ``lineage``, best match first, as

@@ -165,7 +165,7 @@ class ReadMemo:
     a bounded LRU (``max_bytes`` of pickles, :data:`MAX_ENTRIES` records), and each hit unpickles a fresh copy.
     """
 
-    MAX_ENTRIES = 200_000
+    MAX_ENTRIES = 50_000
 
     def __init__(self, max_bytes: int) -> None:
         self.records = _Store(self.MAX_ENTRIES, max_bytes)
@@ -207,7 +207,7 @@ class ReadMemo:
 
 
 #: the bytes of pickled records a server's :class:`ReadMemo` keeps
-READ_MEMO_BYTES = 64 * 1024 * 1024
+READ_MEMO_BYTES = 24 * 1024 * 1024
 
 
 def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, Any], ...]:
