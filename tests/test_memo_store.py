@@ -239,6 +239,30 @@ def test_peak_memory_sees_the_callers_workers() -> None:
         child.wait()
 
 
+def test_a_worker_started_late_is_not_charged_the_callers_memory() -> None:
+    """A child forked from a large caller (a worker replaced mid-build) counts the caller's image in
+    RUSAGE_CHILDREN until it execs; the workers' peak comes from what /proc saw of them, not from that."""
+    ballast = b"\x01" * (200 * 1024 * 1024)
+    forked = subprocess.Popen([sys.executable, "-c", "pass"], preexec_fn=lambda: None)  # fork, then exec
+    forked.wait()
+    import resource
+
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 > 150  # the artefact this guards against
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        peak = PeakMemory()
+        deadline = time.monotonic() + 20
+        while not peak.workers_mb and time.monotonic() < deadline:
+            time.sleep(0.1)
+            peak.sample(force=True)
+        figures = peak.to_dict()
+        assert 0 < figures["worker"] < 100 and figures["caller"] > 200
+    finally:
+        child.kill()
+        child.wait()
+        del ballast
+
+
 @pytest.mark.parametrize("rows", [-1, 10**9])
 def test_a_checkpoint_that_does_not_match_the_store_is_refused(tmp_path: Path, rows: int) -> None:
     # -1: a checkpoint written before the memo moved to a store (it names no row count); 10**9: another store's

@@ -11,7 +11,7 @@ import pytest
 
 from libra.errors import LibraError
 from libra.runtime import IsolatedRuntime, PythonRuntime, Runtime, ToolRuntimeError, UnknownToolError, WorkerPool
-from tests.toy_tools import make_blog_runtime
+from tests.toy_tools import make_blog_runtime, make_leaky_runtime
 
 TIMEOUT_S = 3.0  # generous enough that a memory blow-up hits the cap before the clock, even on a busy machine
 LOGIN = {"username": "alice", "password": "secret"}
@@ -240,3 +240,30 @@ def test_a_mixed_batch_gives_the_results_of_calls_made_one_by_one() -> None:
             else:
                 assert (rec.status, rec.output, rec.state_changes) == (want.status, want.output, want.state_changes)
                 assert new == want_state
+
+
+def _checksums(recycle_mb: float | None) -> tuple[list[int], int, int, set[int]]:
+    with WorkerPool(make_leaky_runtime, n_workers=1, timeout_s=20, memory_mb=2048, recycle_mb=recycle_mb) as pool:
+        pool.recycle_check_every = 1
+        s0 = pool.load_state()
+        pids = set(pool.pids)
+        out = []
+        for page in range(12):
+            out.append(pool.invoke(s0, "leaky_tools.page_checksum", {"page": page})[0].output)
+            pids.update(pool.pids)
+        return out, pool.recycled, pool.restarts, pids
+
+
+def test_a_worker_whose_memory_grows_is_replaced_between_calls() -> None:
+    """A tool that caches 8 MB per distinct call: with a 40 MB bound the worker is replaced between calls (a new
+    process, counted as recycled, not as a crash) and every answer is what a worker that kept growing gives."""
+    kept, recycled_never, restarts_never, pids_never = _checksums(None)
+    bounded, recycled, restarts, pids = _checksums(40)
+    assert kept == bounded == [(8 << 20) + page % 251 for page in range(12)]
+    assert recycled_never == 0 and len(pids_never) == 1
+    assert recycled >= 1 and len(pids) == recycled + 1 and restarts == restarts_never == 0
+
+
+def test_recycle_mb_must_be_positive() -> None:
+    with pytest.raises(ToolRuntimeError, match="recycle_mb"):
+        WorkerPool(make_leaky_runtime, n_workers=1, recycle_mb=0)

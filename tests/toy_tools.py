@@ -120,3 +120,12 @@ class PidCounterRuntime(CounterRuntime):
         if tool == "counter.pid":
             return InvocationRecord("success", os.getpid()), state
         return super().invoke(state, tool, args)
+
+
+def make_leaky_runtime():
+    """Picklable factory of tests/fixtures/leaky_tools.py (a tool with an unbounded cache) for worker processes."""
+    from libra.runtime.python import PythonRuntime
+
+    from tests.fixtures import leaky_tools
+
+    return PythonRuntime(modules=[leaky_tools], name="leaky")

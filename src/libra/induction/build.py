@@ -358,6 +358,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             # workers replaced after a call timed out or crashed one (see worker_restarts): such a call's error
             # record may depend on the machine's load, not on the call, so a build that has any is not reproducible
             "worker_restarts": worker_restarts(runtime),
+            # workers replaced between calls because their memory grew (see Executor._recycle_if_grown): no call
+            # is affected, a fresh worker answers every call as the old one would
+            "worker_recycles": worker_restarts(runtime, "recycled"),
             "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]
@@ -409,15 +412,16 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         runtime.close()
 
 
-def worker_restarts(runtime: Any) -> int:
+def worker_restarts(runtime: Any, counter: str = "restarts") -> int:
     """How many workers the runtime replaced during the build: each one a call that timed out or crashed its worker.
 
     Why report it: such a call becomes an ``error`` record and is memoised like any other, yet whether a call
     overruns its timeout can depend on how loaded the machine was (the timeout is wall time), so two builds of the
     same inputs may disagree exactly when one of them had restarts. A build with none ran every call to its end.
-    (An isolated runtime keeps its executor as ``pool``; a remote one is the executor.)"""
+    (An isolated runtime keeps its executor as ``pool``; a remote one is the executor.) ``counter`` names another
+    count the executor keeps (``recycled``)."""
     for holder in (runtime, getattr(runtime, "pool", None)):
-        restarts = getattr(holder, "restarts", None)
+        restarts = getattr(holder, counter, None)
         if isinstance(restarts, int):
             return restarts
     return 0

@@ -80,8 +80,8 @@ CHECKPOINT_VERSION = 33  # bump whenever the exploration changes: an old checkpo
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
-# position (pair_counts.PairCounts)
-CHECKPOINT_FORMAT = 3
+# position (pair_counts.PairCounts); 4: a heap keeps one array bucket per priority (worklist.PackedHeap)
+CHECKPOINT_FORMAT = 4
 FIXTURE = "<sandbox>"
 EVIDENCE_CHARS = 4000
 

@@ -5,7 +5,9 @@ engine's exploration and the workers hold sandboxed runtimes. The caller's peak 
 from its ``VmHWM`` (the kernel's high-water mark of its resident set) in ``/proc``, read whenever the build samples
 (once per wave, at most once a second) and once more before the workers stop, so a worker that is replaced
 mid-build still counts up to its last sample. Where ``/proc`` is missing, the workers' figure falls back to
-``RUSAGE_CHILDREN`` (the largest finished child).
+``RUSAGE_CHILDREN`` (the largest finished child), but only there: that figure also counts a child between its
+fork and its exec, when it is an image of the caller, so a worker started late in a build (a replacement) would
+report the caller's size.
 """
 
 from __future__ import annotations
@@ -84,5 +86,7 @@ class PeakMemory:
         """Peaks in MB: ``caller`` (this process), ``worker`` (the largest worker), ``total`` (the largest sampled
         sum of both), and ``workers_seen`` (worker processes sampled)."""
         caller = _rusage_mb(resource.RUSAGE_SELF)
-        worker = max(self.workers_mb, _rusage_mb(resource.RUSAGE_CHILDREN))
+        # RUSAGE_CHILDREN only where /proc gave nothing: it also counts a child's image between fork and exec,
+        # which is the caller's own memory (a worker started mid-build would report the caller's size)
+        worker = self.workers_mb if self._hwm else _rusage_mb(resource.RUSAGE_CHILDREN)
         return {"caller": round(caller, 1), "worker": round(worker, 1), "total": round(max(self.tree_mb, caller), 1), "workers_seen": len(self._hwm)}

@@ -48,6 +48,27 @@ from .worker import Items, RuntimeFactory, WorkerServer, _Store, is_split
 
 Call = tuple[State, str, Mapping[str, Any]]
 
+#: MB of resident memory a worker may gain after it was ready before it is replaced between two calls
+#: (:class:`Executor` ``recycle_mb``); see :meth:`Executor._recycle_if_grown`.
+DEFAULT_RECYCLE_MB = 128.0
+#: a worker's resident memory is read once per this many calls (a read of ``/proc``, some microseconds)
+RECYCLE_CHECK_EVERY = 256
+
+
+def resident_mb(pid: int | None) -> float | None:
+    """The resident memory of process ``pid`` in MB (``VmRSS`` in ``/proc``); None where it cannot be read (no
+    pid, another machine's process, no ``/proc``)."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
 
 def _keys(state: State) -> frozenset[str]:
     """The content keys of ``state``'s parts (its fingerprint when it is one opaque payload)."""
@@ -178,6 +199,7 @@ class _Slot:
     known: _Store
     busy: tuple[int, int, float] | None = None  # (request id, call index, deadline)
     calls: int = field(default=0)
+    ready_mb: float | None = None  # resident memory when the worker was ready (None: not measurable here)
     last: str | None = None  # fingerprint of the state of the last call sent (see _Affinity)
 
 
@@ -265,8 +287,11 @@ class Executor:
         cache_bytes: int | None = DEFAULT_CACHE_BYTES,
         start_timeout_s: float = 120.0,
         catalog: Catalog | None = None,
+        recycle_mb: float | None = DEFAULT_RECYCLE_MB,
     ) -> None:
         self.check_sizes(n_workers, timeout_s)
+        if recycle_mb is not None and not recycle_mb > 0:
+            raise ToolRuntimeError(f"recycle_mb must be > 0 or None, got {recycle_mb}")
         wrapper = _WRAPPER.get()
         if wrapper is not None and transport.remotable:
             transport = wrapper(transport)
@@ -276,6 +301,10 @@ class Executor:
         self.cache_bytes = cache_bytes
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
+        self.recycle_mb = recycle_mb
+        self.recycle_check_every = RECYCLE_CHECK_EVERY
+        #: workers replaced between calls because their resident memory grew by more than ``recycle_mb``
+        self.recycled = 0
         #: how states travelled to the workers: parts sent with their data, those bytes, and "miss" answers
         self.shipped = {"parts": 0, "bytes": 0, "misses": 0}
         #: the ready message of the worker started last
@@ -311,11 +340,34 @@ class Executor:
     def _ready(self, channel: Channel) -> _Slot:
         channel.info = self.transport.ready(channel, self.start_timeout_s)
         self.worker_info = channel.info
-        return _Slot(channel, _Store(self.cache_size, self.cache_bytes))
+        own = channel.pid is None or channel.pid == os.getpid()  # in-process workers are the caller itself
+        return _Slot(channel, _Store(self.cache_size, self.cache_bytes), ready_mb=None if own else resident_mb(channel.pid))
 
     def _replace(self, index: int) -> None:
         self._slots[index].channel.kill()
         self.restarts += 1
+        self._slots[index] = self._ready(self.transport.start())
+
+    def _recycle_if_grown(self, index: int) -> None:
+        """Replace the idle worker ``index`` when its resident memory grew by more than ``recycle_mb`` since it was
+        ready.
+
+        Why: a long build runs hundreds of thousands of calls through each worker, and what a tool's code keeps
+        between calls -- an ORM's caches, event registrations, interned names, a leak -- makes a worker's memory
+        grow with the calls it ran (AppWorld's servers doubled over a build), where a fresh worker would answer
+        every call the same: a call is a function of the state it is given, and workers keep nothing a call
+        depends on. Replacing the worker between calls bounds that growth at the cost of a start-up (and of the
+        parts it held, which are shipped again as needed), as web servers recycle workers after some requests or
+        some memory. Only workers whose memory this machine can read are recycled (not an in-process worker, not
+        a Ray actor on another node)."""
+        slot = self._slots[index]
+        if self.recycle_mb is None or slot.ready_mb is None or slot.busy is not None:
+            return
+        now = resident_mb(slot.channel.pid)
+        if now is None or now - slot.ready_mb <= self.recycle_mb:
+            return
+        slot.channel.kill()
+        self.recycled += 1
         self._slots[index] = self._ready(self.transport.start())
 
     def close(self) -> None:
@@ -647,6 +699,7 @@ class CallStream:
         if not busy:
             return
         timed = ex.transport.times_calls
+        grown: list[int] = []  # idle workers due for a look at their memory (see Executor._recycle_if_grown)
         deadline = min(ex._slots[si].busy[2] for si in busy.values())  # type: ignore[index]
         wait = max(0.0, deadline - time.monotonic())
         for channel in ex.transport.wait(list(busy), wait if timeout_s is None else min(wait, timeout_s)):
@@ -671,6 +724,8 @@ class CallStream:
             busy.pop(channel)
             slot.busy = None
             slot.calls += 1
+            if slot.calls % ex.recycle_check_every == 0:
+                grown.append(si)
             state = self.calls[ci][0]
             if msg[0] == "raise":
                 self._done(ci, InvocationRecord("error", None, {}, msg[2], self._elapsed_ms(ci) if timed else 0.0), state, msg[2])
@@ -688,6 +743,8 @@ class CallStream:
             pending = ex._slots[si].busy
             if pending is not None and pending[2] <= now:
                 self._fail(si, f"timeout after {ex.timeout_s!r}s")
+        for si in grown:
+            ex._recycle_if_grown(si)
         self._dispatch()
 
 

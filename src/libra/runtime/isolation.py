@@ -36,7 +36,7 @@ from . import sandbox
 from .base import InvocationRecord, State, ToolRuntimeError
 from .guard import DEFAULT_MAX_RECORD_BYTES
 from .lru import DEFAULT_CACHE_BYTES
-from .executor import Call, CallStream, Channel, Executor, Transport, WorkerLost, _signal_name
+from .executor import DEFAULT_RECYCLE_MB, Call, CallStream, Channel, Executor, Transport, WorkerLost, _signal_name
 from .sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from .worker import RuntimeFactory, _Store
 from .worker import is_split as _split
@@ -168,7 +168,8 @@ class WorkerPool(Executor):
     them (:data:`~libra.runtime.lru.DEFAULT_CACHE_BYTES`; a part evicted is sent again when needed). ``context`` is a multiprocessing start method
     (``forkserver``, ``spawn`` or ``fork``). ``allow_network`` leaves the workers on the network.
     ``max_record_bytes`` caps a record's JSON size in the worker (a larger one becomes an ``error`` record; see
-    :mod:`libra.runtime.guard`).
+    :mod:`libra.runtime.guard`). A worker whose resident memory grew by more than ``recycle_mb`` since it started
+    is replaced between two calls (None: never; see :meth:`~libra.runtime.executor.Executor._recycle_if_grown`).
     """
 
     def __init__(
@@ -184,6 +185,7 @@ class WorkerPool(Executor):
         context: str = "forkserver",
         start_timeout_s: float = 120.0,
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        recycle_mb: float | None = DEFAULT_RECYCLE_MB,
     ) -> None:
         self.check_sizes(n_workers, timeout_s)
         if max_record_bytes < 1:
@@ -194,7 +196,7 @@ class WorkerPool(Executor):
         self.n_workers = n_workers
         self.memory_mb = memory_mb
         self.allow_network = allow_network
-        super().__init__(transport, n_workers, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s)
+        super().__init__(transport, n_workers, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, recycle_mb=recycle_mb)
         self.inner_trusted = bool(self.worker_info.get("trusted", False))
 
     def _closed_text(self) -> str:

@@ -45,7 +45,7 @@ from .base import (
 )
 from .guard import DEFAULT_MAX_RECORD_BYTES
 from .lru import DEFAULT_CACHE_BYTES
-from .executor import Call, Channel, Executor, Transport, WorkerLost, _signal_name
+from .executor import DEFAULT_RECYCLE_MB, Call, Channel, Executor, Transport, WorkerLost, _signal_name
 
 __all__ = ["PIPE_BYTES", "PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime", "widen_pipe"]
 
@@ -295,7 +295,9 @@ class RemoteRuntime(Executor):
     ``options`` is passed to the backend's factory. ``catalog`` is the tool catalog; when None it is asked from
     the backend (``catalog()``). ``n_servers`` defaults to the CPU count. ``isolated`` runs the interpreter with
     ``-I`` (no user site, no ``PYTHON*`` variables: the foreign environment sees nothing of ours). Each server keeps
-    ``cache_size`` state parts and at most ``cache_bytes`` of them (None: no bound in bytes).
+    ``cache_size`` state parts and at most ``cache_bytes`` of them (None: no bound in bytes). A server whose resident
+    memory grew by more than ``recycle_mb`` since it started is replaced between two calls (None: never; see
+    :meth:`~libra.runtime.executor.Executor._recycle_if_grown`).
     """
 
     def __init__(
@@ -317,6 +319,7 @@ class RemoteRuntime(Executor):
         isolated: bool = True,
         name: str = "remote",
         max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        recycle_mb: float | None = DEFAULT_RECYCLE_MB,
     ) -> None:
         n = n_servers if n_servers is not None else (os.cpu_count() or 1)
         self.check_sizes(n, timeout_s, "n_servers")
@@ -334,7 +337,7 @@ class RemoteRuntime(Executor):
         self.isolated = isolated
         self.name = name
         transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name, int(max_record_bytes), cache_bytes)
-        super().__init__(transport, n, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, catalog=catalog)
+        super().__init__(transport, n, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, catalog=catalog, recycle_mb=recycle_mb)
 
     @property
     def server_info(self) -> dict[str, Any]:
