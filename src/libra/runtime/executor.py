@@ -49,8 +49,10 @@ from .worker import Items, RuntimeFactory, WorkerServer, _Store, is_split
 Call = tuple[State, str, Mapping[str, Any]]
 
 #: MB of resident memory a worker may gain after it was ready before it is replaced between two calls
-#: (:class:`Executor` ``recycle_mb``); see :meth:`Executor._recycle_if_grown`.
-DEFAULT_RECYCLE_MB = 128.0
+#: (:class:`Executor` ``recycle_mb``; see :meth:`Executor._recycle_if_grown`). Off (None) by default: what a
+#: worker gains is mostly caches that make its later calls cheaper (an AppWorld build with a 128 MB bound replaced
+#: its 2 servers 10 times and took a third more CPU), so recycling is for tools that leak.
+DEFAULT_RECYCLE_MB: float | None = None
 #: a worker's resident memory is read once per this many calls (a read of ``/proc``, some microseconds)
 RECYCLE_CHECK_EVERY = 256
 
@@ -357,8 +359,8 @@ class Executor:
         grow with the calls it ran (AppWorld's servers doubled over a build), where a fresh worker would answer
         every call the same: a call is a function of the state it is given, and workers keep nothing a call
         depends on. Replacing the worker between calls bounds that growth at the cost of a start-up (and of the
-        parts it held, which are shipped again as needed), as web servers recycle workers after some requests or
-        some memory. Only workers whose memory this machine can read are recycled (not an in-process worker, not
+        parts it held, which are shipped again as needed, and of the caches it had warmed), as web servers recycle
+        workers after some requests or some memory. Only workers whose memory this machine can read are recycled (not an in-process worker, not
         a Ray actor on another node)."""
         slot = self._slots[index]
         if self.recycle_mb is None or slot.ready_mb is None or slot.busy is not None:
