@@ -253,3 +253,21 @@ def test_observed_leaves_keep_numbered_field_names():
     # ids and dates used as keys stay data
     assert set(observed_leaves({"C100001": {"name": "a"}, "C100002": {"name": "b"}})) == {"$[*].name"}
     assert set(observed_leaves({"user_42": 1})) == {"$[*]"}
+
+
+def test_exports_without_a_field_name_are_named_after_the_tool():
+    """A scalar reply, or the elements of a bare list of scalars, is named by the tool minus its read verb: the
+    name is what offers are ranked by and what propagation picks providers by; ``response_value`` resembles no
+    input."""
+    from libra.contracts.offline import response_exports
+
+    genres = Tool("show_genres", "Show the music genres.", {"type": "object", "properties": {}}, response={"type": "array", "items": {"type": "string"}})
+    assert [(e.name, e.path) for e in response_exports(genres, set())] == [("genres", "$[*]")]
+    zipcode = Tool("get_zipcode", "Zip code of a city.", {"type": "object", "properties": {}}, response={"type": "string"})
+    assert [e.name for e in response_exports(zipcode, set())][0] == "zipcode"
+    # no read verb: nothing to name it by
+    tick = Tool("tick", "Advance the clock.", {"type": "object", "properties": {}}, response={"type": "array", "items": {"type": "integer"}})
+    assert [e.name for e in response_exports(tick, set())] == ["response_value"]
+    # fields keep their own names
+    rec = Tool("show_song", "Show a song.", {"type": "object", "properties": {}}, response={"type": "object", "properties": {"song_id": {"type": "integer"}}})
+    assert [e.name for e in response_exports(rec, set())] == ["song_id"]

@@ -117,3 +117,50 @@ def test_a_state_its_own_group_opened_is_read_before_offers_from_other_groups() 
     )
     edges = {(r.provider, r.consumer, r.kind) for r in lib.relations}
     assert ("Broker.favourites", "Broker.quote", "provenance") in edges, sorted(edges)
+
+
+class Drive:
+    """A drive behind a token: sign-in answers with three tokens, as OAuth does, and only the access token opens
+    the reader; the listing holds a folder and a file."""
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, str] = {}
+
+    def sign_in(self) -> dict:
+        """Sign in to the drive."""
+        self.tokens = {"access_token": "at-5c1e9b", "refresh_token": "rt-77d0a2", "id_token": "it-0f3b64"}
+        return dict(self.tokens)
+
+    def list_files(self, access_token: str) -> list[str]:
+        """List the files on the drive.
+
+        Args:
+            access_token: Access token from sign_in.
+        """
+        if not self.tokens or access_token != self.tokens["access_token"]:
+            raise PermissionError("Not authorized.")
+        return ["photos/", "photos/cat.png"]
+
+    def read_file(self, access_token: str, file_path: str) -> dict:
+        """Read a file.
+
+        Args:
+            access_token: Access token from sign_in.
+            file_path: Path of the file.
+        """
+        if not self.tokens or access_token != self.tokens["access_token"]:
+            raise PermissionError("Not authorized.")
+        if file_path != "photos/cat.png":
+            raise FileNotFoundError(f"No file at {file_path!r}")
+        return {"size": 2048}
+
+
+def test_wrong_tokens_refused_do_not_gate_a_signed_in_reader_for_its_other_input() -> None:
+    # In the signed-in state, the refresh and id tokens offered to read_file's access token are refused "Not
+    # authorized.", which names neither: two such refusals. Gated per consumer, the state would then skip the
+    # listing's paths offered to file_path too, and list_files -> read_file would never be tested. Offers are
+    # gated per input, so the file path is still offered there.
+    lib = build_library(ClassesBenchmark(Drive), None, BuildOptions(workers=0, progress=False, config=BuildConfig(batch_size=2)))
+    edges = {(r.provider, r.consumer, r.kind, r.consumer_input) for r in lib.relations}
+    assert ("Drive.list_files", "Drive.read_file", "provenance", "file_path") in edges, sorted(edges)
+    assert ("Drive.sign_in", "Drive.read_file", "provenance", "access_token") in edges, sorted(edges)

@@ -312,7 +312,13 @@ def _export_name(label: list[str], taken: set[str], fallback: str, prefix: str =
 
 
 def scalar_response_name(tool: Tool) -> str:
-    """Name of a single scalar response export: the tool name minus a read verb, else ``response_value``."""
+    """Name of a response export that has no field name of its own -- a scalar response, or the elements of a bare
+    list of scalars: the tool name minus a read verb (``get_zipcode`` -> ``zipcode``, ``show_genres`` ->
+    ``genres``), else ``response_value``.
+
+    Why: the name is what the exploration ranks offers by and what propagation picks providers by (field
+    similarity to the consumer's input); ``response_value`` resembles no input, so a listing's values would go
+    last everywhere, while the tool's own name says what it returns."""
     toks = words(tool.short_name)
     if len(toks) > 1 and toks[0] in READ_VERBS:
         return "_".join(toks[1:])
@@ -371,7 +377,7 @@ def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
         schema = _leaf_schema(r) if r else {}
         return [Export(name, "response", "$", schema, should_propagate(name, schema)), *identifier_exports(tool, taken)]
     for path, label, leaf in _leaves(r, "$", []):
-        name = _export_name(label, taken, "response_value", prefix="response")
+        name = _export_name(label or [scalar_response_name(tool)], taken, "response_value", prefix="response")
         taken.add(name)
         out.append(Export(name, "response", path, leaf, should_propagate(label[-1] if label else name, leaf)))
     return out

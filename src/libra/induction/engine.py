@@ -76,7 +76,7 @@ from .worklist import Item, ItemCodec, PackedHeap, PackedQueue
 from ..runtime.base import InvocationRecord, Runtime, State
 from ..runtime.diff import path_keys
 
-CHECKPOINT_VERSION = 33  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 34  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
@@ -335,6 +335,38 @@ def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
         if text and text.lower() in low:
             return None
     return " ".join(low.split())
+
+
+def offered_inputs(item: Item) -> tuple[str, ...]:
+    """The inputs an item offers values to (sorted; empty for a probe): what its refusals are evidence about."""
+    return tuple(sorted(p for p, _v in item.fixed))
+
+
+def spread(n: int, m: int) -> list[int]:
+    """``m`` positions spread evenly over a list of ``n`` (all of them when ``n <= m``), first and last included.
+
+    Why: a listing is usually sorted (directories before the files inside them, a table by key, oldest first), so
+    its first few elements tend to be alike and can all be of the wrong kind for every consumer (three directories
+    offered to an input that takes a file). Positions spread from the first element to the last sample the kinds the
+    list holds at the same cost.
+    """
+    if n <= m:
+        return list(range(n))
+    if m <= 1:
+        return [0][:m]
+    return sorted({round(i * (n - 1) / (m - 1)) for i in range(m)})
+
+
+def _representatives(entries: list[tuple[Any, Any, str]], per_export: int) -> list[tuple[Any, Any, str]]:
+    """The elements of one export's list that enter the pool: a few, spread over the list (:func:`spread`).
+
+    Why: a long list (fingerprint bits, search hits) is one kind of value many times over, so a few elements
+    represent it; offering every element would multiply the tests without finding another relation. Elements
+    labelled for different groups (entries with a group name) are each meant for another service, so such a list
+    keeps eight times as many.
+    """
+    cap = 8 * per_export if any(g for _, _, g in entries) else per_export
+    return [entries[i] for i in spread(len(entries), cap)]
 
 
 def _inside(vjson: str, given: Iterable[str]) -> bool:
@@ -638,7 +670,7 @@ class Engine:
         self.retry = RetryLedger()
         self._retrying = False  # True while a wave's retries run (see _aside), never checkpointed
         # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
-        self.refusals: dict[tuple[int, str], dict[str, set[str]]] = {}
+        self.refusals: dict[tuple[int, str, tuple[str, ...]], dict[str, set[str]]] = {}
         # consumer -> inputs its own rejection said exclude one another (see _learn_exclusive)
         self.exclusive: dict[str, Exclusive] = {}
         self.relations: dict[tuple, Relation] = {}
@@ -1527,7 +1559,7 @@ class Engine:
         """Whether an item may still run: its tool's budget is not spent and, for an offer, its state is not gated."""
         if self._spent(item):
             return False
-        if item.fixed and self.gated(item.node, item.tool):
+        if item.fixed and self.gated(item.node, item.tool, offered_inputs(item)):
             self.counters["skipped_gated"] = self.counters.get("skipped_gated", 0) + 1
             return False
         return True
@@ -1643,7 +1675,7 @@ class Engine:
         for item, alts, sig in pending:
             if len(batch) >= room:
                 break
-            if self.gated(item.node, item.tool):
+            if self.gated(item.node, item.tool, offered_inputs(item)):
                 continue
             while alts:
                 args, used = alts.pop(0)
@@ -1803,10 +1835,10 @@ class Engine:
         """Remember an offer the consumer refused in a state for a reason that names none of its arguments."""
         sig = gate_message(rejection_message(rec), args)
         if sig is not None:
-            seen = self.refusals.setdefault((item.node, item.tool), {}).setdefault(sig, set())
+            seen = self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {}).setdefault(sig, set())
             seen.add(json.dumps(args, sort_keys=True, default=str))
 
-    def gated(self, node_id: int, consumer: str) -> bool:
+    def gated(self, node_id: int, consumer: str, inputs: tuple[str, ...] = ()) -> bool:
         """Whether offers to ``consumer`` in this state can only fail: the state is gated for it.
 
         Why: a consumer behind a sign-in refuses every value offered before the sign-in with the same message, and
@@ -1817,11 +1849,17 @@ class Engine:
         of another group created it (another app's change does not open this one's gate: see
         :meth:`_mixed_path`). Probes and sweeps still run in gated states, so the state test that finds the gate's
         opener is unaffected; only offers, which test values, are skipped.
+
+        Offers are gated per input: the evidence is refusals of values offered to the same inputs. A refusal that
+        names no value is not always the state's answer: wrong values offered to a token input are refused with
+        "not authorized", which names nothing, in a state where the user is signed in; that says nothing about a
+        path offered to the same tool's file input there (a listing's file offered to a reader). In a state that
+        refuses every call, offers to each input meet the refusal in turn, after :data:`GATE_EVIDENCE` of them.
         """
         group = self.catalog[consumer].group
         n: Node | None = self.nodes[node_id]
         while n is not None:
-            refused = self.refusals.get((n.id, consumer))
+            refused = self.refusals.get((n.id, consumer, inputs))
             if refused and any(len(v) >= self.GATE_EVIDENCE for v in refused.values()):
                 return True
             if n.parent is None or n.creator < 0 or self.catalog[self.calls[n.creator].tool].group == group:
@@ -1963,28 +2001,28 @@ class Engine:
             given |= self._shown(self.values[vid].call)
         if not changed:
             given |= self._path_inputs(node)
-        per_export: dict[str, int] = {}
         origin = cfg.credit == "origin"
         fresh: list[PoolValue] = []
+        # the values a call could contribute, per export, in the order the reply lists them
+        eligible: dict[str, list[tuple[Any, Any, str]]] = {}
+        listed: set[str] = set()
         for ex in extract(contract, args, rec):
             export = contract.export(ex.name)
             if export is None or not export.propagate:
-                continue
-            # A long list (fingerprint bits, search hits) is one kind of value many times over: a few
-            # elements represent it, and each (tool, export, value) enters a path's pool once.
-            # ...unless the elements are labelled for different groups: then each is meant for another service.
-            named = [g for g in ex.labels if g in self.groups]
-            for_group = named[0] if len(named) == 1 else ""
-            if per_export.get(ex.name, 0) >= (cfg.values_per_export if not for_group else 8 * cfg.values_per_export):
                 continue
             if ex.value is None or (isinstance(ex.value, str) and (not ex.value.strip() or is_empty_text(ex.value))):
                 continue  # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
             # a relative path enters the pool in its plain spelling ("./notes.txt" -> "notes.txt", see paths.py)
             value = canonical_path(ex.value)
             vkey = json.dumps([item.tool, ex.name, value], sort_keys=True)
-            if any(vkey in n.known for n in target_lineage):
-                continue
-            per_export[ex.name] = per_export.get(ex.name, 0) + 1
+            if vkey in listed or any(vkey in n.known for n in target_lineage):
+                continue  # each (tool, export, value) enters a path's pool once
+            listed.add(vkey)
+            named = [g for g in ex.labels if g in self.groups]
+            eligible.setdefault(ex.name, []).append((ex, value, named[0] if len(named) == 1 else ""))
+        for ex, value, for_group in (e for entries in eligible.values() for e in _representatives(entries, cfg.values_per_export)):
+            export = contract.export(ex.name)
+            assert export is not None
             vjson = json.dumps(value, sort_keys=True)
             # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
             echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
