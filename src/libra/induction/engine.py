@@ -353,11 +353,11 @@ def spread(n: int, m: int) -> list[int]:
     if n <= m:
         return list(range(n))
     if m <= 1:
-        return [0][:m]
+        return [0] if m == 1 else []
     return sorted({round(i * (n - 1) / (m - 1)) for i in range(m)})
 
 
-def _representatives(entries: list[tuple[Any, Any, str]], per_export: int) -> list[tuple[Any, Any, str]]:
+def _representatives(entries: list[tuple[Any, Any, Any, str]], per_export: int) -> list[tuple[Any, Any, Any, str]]:
     """The elements of one export's list that enter the pool: a few, spread over the list (:func:`spread`).
 
     Why: a long list (fingerprint bits, search hits) is one kind of value many times over, so a few elements
@@ -365,7 +365,7 @@ def _representatives(entries: list[tuple[Any, Any, str]], per_export: int) -> li
     labelled for different groups (entries with a group name) are each meant for another service, so such a list
     keeps eight times as many.
     """
-    cap = 8 * per_export if any(g for _, _, g in entries) else per_export
+    cap = 8 * per_export if any(e[-1] for e in entries) else per_export
     return [entries[i] for i in spread(len(entries), cap)]
 
 
@@ -669,7 +669,8 @@ class Engine:
         # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
         self.retry = RetryLedger()
         self._retrying = False  # True while a wave's retries run (see _aside), never checkpointed
-        # (node, consumer) -> value-independent refusal -> the distinct argument sets it refused there
+        # (node, consumer, inputs offered to) -> value-independent refusal -> the distinct argument sets it refused
+        # there (see gated)
         self.refusals: dict[tuple[int, str, tuple[str, ...]], dict[str, set[str]]] = {}
         # consumer -> inputs its own rejection said exclude one another (see _learn_exclusive)
         self.exclusive: dict[str, Exclusive] = {}
@@ -1838,7 +1839,7 @@ class Engine:
             seen = self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {}).setdefault(sig, set())
             seen.add(json.dumps(args, sort_keys=True, default=str))
 
-    def gated(self, node_id: int, consumer: str, inputs: tuple[str, ...] = ()) -> bool:
+    def gated(self, node_id: int, consumer: str, inputs: tuple[str, ...]) -> bool:
         """Whether offers to ``consumer`` in this state can only fail: the state is gated for it.
 
         Why: a consumer behind a sign-in refuses every value offered before the sign-in with the same message, and
@@ -2004,7 +2005,7 @@ class Engine:
         origin = cfg.credit == "origin"
         fresh: list[PoolValue] = []
         # the values a call could contribute, per export, in the order the reply lists them
-        eligible: dict[str, list[tuple[Any, Any, str]]] = {}
+        eligible: dict[str, list[tuple[Any, Any, Any, str]]] = {}
         listed: set[str] = set()
         for ex in extract(contract, args, rec):
             export = contract.export(ex.name)
@@ -2019,10 +2020,8 @@ class Engine:
                 continue  # each (tool, export, value) enters a path's pool once
             listed.add(vkey)
             named = [g for g in ex.labels if g in self.groups]
-            eligible.setdefault(ex.name, []).append((ex, value, named[0] if len(named) == 1 else ""))
-        for ex, value, for_group in (e for entries in eligible.values() for e in _representatives(entries, cfg.values_per_export)):
-            export = contract.export(ex.name)
-            assert export is not None
+            eligible.setdefault(ex.name, []).append((ex, export, value, named[0] if len(named) == 1 else ""))
+        for ex, export, value, for_group in (e for entries in eligible.values() for e in _representatives(entries, cfg.values_per_export)):
             vjson = json.dumps(value, sort_keys=True)
             # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
             echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
