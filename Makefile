@@ -25,12 +25,12 @@ setup: $(STAMP)
 
 # AppWorld pins pydantic<2 and old sqlmodel/fastapi, so it gets its own venv (PyPI only, ~30 s, idempotent).
 appworld: setup
-	$(BIN)/python -m libra.benchmarks.appworld_env setup
+	$(BIN)/python -m libra.benchmarks.appworld.env setup
 
 # The MCP servers the tests and the workspace example run (npm's filesystem and memory servers, PyPI's git and
 # time servers, the 1.x SDK for the legacy test server), pinned, in ~/.cache/libra (idempotent; needs node/npm).
 mcp-servers: setup
-	$(BIN)/python -m libra.runtime.mcp_setup
+	$(BIN)/python -m libra.runtime.mcp.setup
 
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra

@@ -59,7 +59,7 @@ def git_rev() -> str:
 
 
 def save(name: str, payload: dict[str, Any]) -> Path:
-    from libra._io import atomic_write_json
+    from libra._util.io import atomic_write_json
 
     path = RESULTS / f"{name}.json"
     atomic_write_json(path, {"machine": machine(), "commit": git_rev(), **payload})

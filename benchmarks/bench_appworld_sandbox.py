@@ -13,7 +13,7 @@ from _common import ROOT, save
 
 
 def main() -> None:
-    from libra.benchmarks import appworld_env
+    from libra.benchmarks.appworld import env as appworld_env
 
     python = appworld_env.require_env()
     server = ROOT / "src" / "libra" / "benchmarks" / "appworld_server.py"

@@ -52,7 +52,7 @@ def main() -> None:
     ap.add_argument("--existing", action="store_true", help="record the library already built at the default path instead of building it (its own build statistics are kept; the process wall time is not re-measured)")
     args = ap.parse_args()
     from libra.benchmarks.registry import get_benchmark
-    from libra.retrieval.graph_methods import default_library_path
+    from libra.eval.libraries import default_library_path
 
     bench = get_benchmark(args.benchmark)
     # The library goes where `libra eval/analyze` look for it, so the retrieval benchmarks use this very build.

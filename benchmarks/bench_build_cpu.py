@@ -50,7 +50,7 @@ def _descendants_cpu(root: int, seen: dict[int, float]) -> None:
 
 def child(report: str, argv: list[str]) -> None:
     """Run ``libra build`` in this process; write its caller and worker CPU seconds to ``report``."""
-    from libra.cli import main
+    from libra.cli.main import main
 
     seen: dict[int, float] = {}
 

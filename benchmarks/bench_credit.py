@@ -32,10 +32,10 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import run_method
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.engine import BuildConfig
+    from libra.induction.explore.engine import BuildConfig
     from libra.retrieval.dense import DenseRetriever
     from libra.retrieval.graph import PropagationGraph, propagation_scores
-    from libra.retrieval.graph_methods import library_edges
+    from libra.eval.libraries import library_edges
 
     bench = get_benchmark(name)
     catalog, tasks = bench.catalog(), bench.tasks()
@@ -58,7 +58,7 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
 
 
 def _suite_row(credit: str) -> dict:
-    from libra.induction.engine import BuildConfig
+    from libra.induction.explore.engine import BuildConfig
     from tests import generalization as gen
 
     designed = found = hit = total = 0

@@ -35,7 +35,7 @@ def peak_mb() -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     from libra.induction.build import BuildOptions, build_library
-    from libra.retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
+    from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
 
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="the build's embedder (loading it is most of the caller's memory)")

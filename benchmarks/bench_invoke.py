@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from libra._io import atomic_write_json
-from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+from libra._util.io import atomic_write_json
+from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
 READS: list[tuple[str, dict[str, Any]]] = [
     ("GorillaFileSystem.ls", {}),

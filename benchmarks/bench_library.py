@@ -19,10 +19,10 @@ import time
 from _common import save
 from libra.benchmarks.registry import get_benchmark
 from libra.eval.methods import EvalOptions
-from libra.library import Library
-from libra.library_check import check_library
+from libra.library.artifact import Library
+from libra.library.check import check_library
 from libra.retrieval.graph import PropagationGraph
-from libra.retrieval.graph_methods import default_library_path, library_edges, obtain_library
+from libra.eval.libraries import default_library_path, library_edges, obtain_library
 
 
 def measure(name: str, repeat: int = 3) -> dict:

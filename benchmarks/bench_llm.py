@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from _common import save
-from libra.contracts.testing_server import OfflineResponder, OpenAIStubServer
+from libra.contracts.llm.stub_server import OfflineResponder, OpenAIStubServer
 
 
 def build(url: str, cache: str, out: str, bench: str) -> dict:

@@ -1,6 +1,6 @@
 """The paper's LLM retrieval methods against the scripted local endpoint: calls per tool and per task, wall time.
 
-Starts the deterministic stub (:class:`libra.retrieval.llm_methods.scripted.MethodResponder`) on 127.0.0.1, runs
+Starts the deterministic stub (:class:`libra.eval.baselines.scripted.MethodResponder`) on 127.0.0.1, runs
 ``libra eval BENCH`` with toolrex, tgr-adapt, ego-trip and toolreagt (base libra) and a fresh reply cache, then
 runs it again on the same cache (expected: no call). The retrieval figures of these runs are NOT the methods'
 quality -- the stub's answers are mechanical restatements of the metadata -- so they are not recorded; only the
@@ -25,10 +25,10 @@ from pathlib import Path
 
 from _common import save
 from libra.benchmarks.registry import get_benchmark
-from libra.contracts.testing_server import OpenAIStubServer
-from libra.retrieval.llm_methods.scripted import MethodResponder
-from libra.retrieval.llm_methods.tgr import DEFAULT_NEIGHBOURS, expected_pairs
-from libra.retrieval.llm_methods.toolreagt import MAX_ITERATIONS
+from libra.contracts.llm.stub_server import OpenAIStubServer
+from libra.eval.baselines.scripted import MethodResponder
+from libra.eval.baselines.tgr import DEFAULT_NEIGHBOURS, expected_pairs
+from libra.eval.baselines.toolreagt import MAX_ITERATIONS
 
 METHODS = ("toolrex", "tgr-adapt", "ego-trip", "toolreagt")
 #: Catalog sizes the formulas are applied to (tools, tasks), as the adapters load them (paper Appendix C).
@@ -99,7 +99,7 @@ def main() -> None:
         "benchmark": bench,
         "tools": len(catalog),
         "tasks": len(tasks),
-        "endpoint": "scripted stub (libra.retrieval.llm_methods.scripted): costs only, no retrieval quality",
+        "endpoint": "scripted stub (libra.eval.baselines.scripted): costs only, no retrieval quality",
         "methods": rows,
         "expected_calls": {bench: expected(len(catalog), len(tasks)), **{o: expected(*s) for o in OTHER if (s := sizes(o))}},
     }

@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import save
 
 from libra.induction.build import BuildOptions, build_library
-from libra.runtime.mcp import McpRuntime
-from libra.runtime.mcp_client import pinned_environment
-from libra.runtime.mcp_setup import npm_servers_bin, pypi_servers_bin
-from libra.runtime.mcp_source import McpSource
+from libra.runtime.mcp.runtime import McpRuntime
+from libra.runtime.mcp.client import pinned_environment
+from libra.runtime.mcp.setup import npm_servers_bin, pypi_servers_bin
+from libra.sources.mcp import McpSource
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "mcp_servers"
 

@@ -26,7 +26,7 @@ def main() -> None:
     from synthetic_apps import SynthBenchmark
 
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.engine import BuildConfig
+    from libra.induction.explore.engine import BuildConfig
 
     with tempfile.TemporaryDirectory(prefix="libra-bench-memory-") as tmp:
         t0 = time.perf_counter()

@@ -16,7 +16,7 @@ from _common import save
 from libra.catalog import Catalog, Tool
 from libra.retrieval.base import rank
 from libra.retrieval.dense import score_probabilities
-from libra.retrieval.embedders import MiniLMEmbedder
+from libra.embeddings.embedders import MiniLMEmbedder
 from libra.retrieval.graph import Edge, PropagationGraph, propagate
 
 
@@ -60,7 +60,7 @@ def main() -> None:
     try:
         from libra.benchmarks.registry import get_benchmark
         from libra.retrieval.dense import DenseRetriever
-        from libra.retrieval.graph_methods import library_edges, obtain_library
+        from libra.eval.libraries import library_edges, obtain_library
         from libra.eval.methods import EvalOptions
 
         bench = get_benchmark("bfcl")

@@ -51,8 +51,8 @@ class Spy:
     original_start: Any = None
 
     def __enter__(self) -> Self:
-        from libra.induction.engine import Engine
-        from libra.runtime.executor import Executor
+        from libra.induction.explore.engine import Engine
+        from libra.runtime.workers.executor import Executor
 
         self.original = Executor.invoke_many
         self.original_start = Engine.start
@@ -75,8 +75,8 @@ class Spy:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        from libra.induction.engine import Engine
-        from libra.runtime.executor import Executor
+        from libra.induction.explore.engine import Engine
+        from libra.runtime.workers.executor import Executor
 
         Executor.invoke_many = self.original  # type: ignore[method-assign]
         Engine.start = self.original_start  # type: ignore[method-assign]
@@ -137,9 +137,9 @@ def build_pair(name: str, workers: int) -> dict[str, Any]:
 
 def dispatch(workers: int, n: int = 2000) -> dict[str, Any]:
     """Seconds per call of a cheap BFCL read through the local pool and through Ray actors (no tool work)."""
-    from libra.benchmarks.bfcl import BFCLBenchmark
-    from libra.runtime.executor import transports_wrapped
-    from libra.runtime.ray_transport import ray_session, ray_wrapper
+    from libra.benchmarks.bfcl.adapter import BFCLBenchmark
+    from libra.runtime.workers.executor import transports_wrapped
+    from libra.runtime.workers.ray import ray_session, ray_wrapper
 
     def run() -> float:
         rt = BFCLBenchmark().runtime(isolated=True, n_workers=workers)
@@ -185,7 +185,7 @@ def appworld_model(workers: int, budget: int, dispatch_ms: float) -> dict[str, A
     """
     from libra.benchmarks.registry import get_benchmark
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.engine import BuildConfig
+    from libra.induction.explore.engine import BuildConfig
 
     full = json.loads((RESULTS / "build-appworld.json").read_text())
     fs = full["stats"]

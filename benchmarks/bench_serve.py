@@ -1,7 +1,7 @@
 """``libra serve`` on the AppWorld library, as agents meet it: the official MCP client against the real command.
 
 - ``open_seconds``: :meth:`libra.Searcher.open` in-process, from the cached search index (median of runs), beside
-  ``library_load_seconds``, the full :meth:`libra.library.Library.load` it replaces at startup;
+  ``library_load_seconds``, the full :meth:`libra.library.artifact.Library.load` it replaces at startup;
 - ``mcp_import_seconds``: ``import mcp.server.lowlevel`` alone in a fresh interpreter (the SDK's share of a start);
 - ``startup``: spawn ``libra serve`` over stdio until the client's handshake completes (``ready_seconds``) and
   until the first ``search_tools`` result is back (``first_result_seconds``: the library's index and the embedding
@@ -10,13 +10,13 @@
   word pieces each query is (``tokens_p50``/``tokens_p99``/``tokens_max``) and one model run per query (wall p50,
   p99 in ms, and CPU ms per run across the model's threads). This is the floor under a new query's latency: a
   run's cost grows with the query's length, so the longest queries set p99. ``embedding_package_graph``: the same
-  model run as its package ships it, before :mod:`libra.retrieval.onnx_fusion` (measured in alternating rounds);
+  model run as its package ships it, before :mod:`libra.embeddings.onnx_fusion` (measured in alternating rounds);
 - ``phases_cpu_ms``: where a new query's CPU goes in-process, per phase (see :func:`search_phases`);
 - ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
   to the server (so each is embedded), the server's CPU time per call (``server_cpu_ms``: what a call costs
   whatever else shares the machine) and this client's (``client_cpu_ms``: the official client's own share, which
   includes checking each result against the tool's output schema); ``stdio_repeated``: the same queries asked again in the same session,
-  answered from the server's cache of recent queries (:data:`libra.search.QUERY_CACHE_BYTES`);
+  answered from the server's cache of recent queries (:data:`libra.search.searcher.QUERY_CACHE_BYTES`);
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
   ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
   query is unique (a task request with a request number appended), so none is answered from the cache;
@@ -66,7 +66,7 @@ def library_path(given: str | None) -> Path:
         return Path(given)
     from libra.benchmarks.registry import get_benchmark
     from libra.eval.methods import EvalOptions
-    from libra.retrieval.graph_methods import default_library_path, obtain_library
+    from libra.eval.libraries import default_library_path, obtain_library
 
     bench = get_benchmark("appworld")
     catalog = bench.catalog()
@@ -83,8 +83,8 @@ def queries(n: int) -> list[str]:
     return list(dict.fromkeys(t.query for t in get_benchmark("appworld").tasks()))[:n]
 
 
-LOAD = "import sys, time\nfrom libra.library import Library\nt = time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
-OPEN = "import sys, time\nfrom libra.search import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
+LOAD = "import sys, time\nfrom libra.library.artifact import Library\nt = time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
+OPEN = "import sys, time\nfrom libra.search.searcher import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
 
 
 MCP_IMPORT = "import time\nt = time.perf_counter()\nimport mcp.server.lowlevel\nprint(time.perf_counter() - t)"
@@ -137,9 +137,9 @@ async def measured_calls(client, texts: list[str], pid: int) -> dict:
 
 def embedding_floor(texts: list[str], rounds: int = 3) -> tuple[dict, dict]:
     """The default embedding model alone, one run per query as the server runs it (see the module docstring):
-    as served (the fused graph, :mod:`libra.retrieval.onnx_fusion`) and as the package ships it, in alternating
+    as served (the fused graph, :mod:`libra.embeddings.onnx_fusion`) and as the package ships it, in alternating
     rounds so both see the same machine; each keeps its round of least CPU (the one least disturbed)."""
-    from libra.retrieval.embedders import MiniLMEmbedder
+    from libra.embeddings.embedders import MiniLMEmbedder
 
     embedders = {"fused": MiniLMEmbedder(), "package": MiniLMEmbedder(fused=False)}
     tokens = sorted(embedders["fused"].token_counts(texts))
@@ -176,8 +176,8 @@ def search_phases(path: Path, texts: list[str]) -> dict:
     from mcp_types import LATEST_PROTOCOL_VERSION
     from mcp_types.methods import serialize_server_result
 
-    from libra.search import Searcher
-    from libra.serve import SearchResponse, structured, text_form
+    from libra.search.searcher import Searcher
+    from libra.serve.server import SearchResponse, structured, text_form
 
     searcher = Searcher.open(path)
     searcher.warm()

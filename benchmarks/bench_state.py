@@ -10,7 +10,7 @@ figures separate what a call costs when it reads, writes one record, or starts f
   many calls from a saved state);
 - ``alternate``: reads alternating between two states that differ in one record;
 - ``isolated-read`` / ``isolated-write``: reads and writes from one state through a one-worker pool
-  (:class:`~libra.runtime.isolation.IsolatedRuntime`), where new states travel back over a pipe.
+  (:class:`~libra.runtime.workers.isolation.IsolatedRuntime`), where new states travel back over a pipe.
 
 Writes results/state.json (seconds per call, median of the runs).
 
@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import save  # noqa: E402
 
-from libra.runtime.python import PythonRuntime  # noqa: E402
+from libra.runtime.python.runtime import PythonRuntime  # noqa: E402
 from tests.state_toys import Warehouse  # noqa: E402
 
 
@@ -70,7 +70,7 @@ def main() -> None:
     results["write"] = per_call(write, n)
     results["write-from-fixed"] = per_call(lambda i: rt.invoke(signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)
     results["alternate"] = per_call(lambda i: rt.invoke(signed if i % 2 else other, "Warehouse.get_product", {"product_id": "P00001"}), n)
-    from libra.runtime.isolation import IsolatedRuntime
+    from libra.runtime.workers.isolation import IsolatedRuntime
 
     with IsolatedRuntime(functools.partial(make_runtime, args.products), n_workers=1, timeout_s=120, context="fork") as iso:
         _, iso_signed = iso.invoke(iso.fresh(), "Warehouse.sign_in", {"user": "ann"})

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "src"))
 
-from libra.contracts.testing_server import OfflineResponder, OpenAIStubServer  # noqa: E402
+from libra.contracts.llm.stub_server import OfflineResponder, OpenAIStubServer  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

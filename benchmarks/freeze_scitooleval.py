@@ -16,8 +16,8 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
-from libra._io import atomic_write_json
-from libra.benchmarks.scitooleval import FROZEN_VERSION, load_all_tasks, load_catalog, make_scitooleval_runtime, run_chain
+from libra._util.io import atomic_write_json
+from libra.benchmarks.scitooleval.adapter import FROZEN_VERSION, load_all_tasks, load_catalog, make_scitooleval_runtime, run_chain
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "libra" / "benchmarks" / "data" / "scitooleval" / "frozen_subset.json"
 

@@ -80,7 +80,7 @@ APPS = [make_app(n) for n in ("Notes", "Tasks", "Files", "Mail", "Photos", "Musi
 
 
 def make_runtime():
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     return PythonRuntime(classes=APPS, trusted=False, name="synth")
 
@@ -102,7 +102,7 @@ class SynthBenchmark:
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any) -> Any:
         if not isolated:
             return make_runtime()
-        from libra.runtime.isolation import IsolatedRuntime
+        from libra.runtime.workers.isolation import IsolatedRuntime
 
         return IsolatedRuntime(make_runtime, n_workers=n_workers, **kw)
 

@@ -44,7 +44,7 @@ class SlowShop(ShopTasks):
         super().__init__(delay=0.3)
 
 
-MAIN = "import tests.cli_toys\nfrom libra.cli import main\nmain()"
+MAIN = "import tests.cli_toys\nfrom libra.cli.main import main\nmain()"
 
 
 def cli_env(cache: Path) -> dict[str, str]:

@@ -180,7 +180,7 @@ class ClassesBenchmark(Benchmark):
         return []
 
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any):
-        from libra.runtime.python import PythonRuntime
+        from libra.runtime.python.runtime import PythonRuntime
 
         return PythonRuntime(classes=self.classes, trusted=True, name=self.name)
 
@@ -194,7 +194,7 @@ class VaultsBenchmark(ClassesBenchmark):
 
 
 def make_shop_runtime(delay: float = 0.0):
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     def load(inst: Any, config: Any) -> None:
         inst.delay = delay
@@ -226,7 +226,7 @@ class ShopBenchmark(Benchmark):
             return make_shop_runtime(self.delay)
         import functools
 
-        from libra.runtime.isolation import IsolatedRuntime
+        from libra.runtime.workers.isolation import IsolatedRuntime
 
         return IsolatedRuntime(functools.partial(make_shop_runtime, self.delay), n_workers=n_workers, **kw)
 
@@ -417,7 +417,7 @@ def main(argv: list[str]) -> None:
     """``python -m tests.induction_toys OUT DELAY [EXECUTOR WORKERS]``: build the toy library (used by the resume
     tests; in-process unless an executor and a number of workers are given)."""
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.engine import BuildConfig
+    from libra.induction.explore.engine import BuildConfig
 
     out, delay = argv[0], float(argv[1])
     executor, workers = (argv[2], int(argv[3])) if len(argv) > 3 else ("local", 0)

@@ -116,7 +116,7 @@ class Folders:
 
 class Ledger:
     """Accounts (a big dict of records with nested lists) and a job queue kept as a heap (a big list): every way
-    a tool writes such state, for the write watch of big attributes (``libra.runtime.watch``) to see."""
+    a tool writes such state, for the write watch of big attributes (``libra.runtime.python.watch``) to see."""
 
     def __init__(self, n_accounts: int = 700, n_jobs: int = 600) -> None:
         self.accounts: dict[str, dict] = {

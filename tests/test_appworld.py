@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from libra.benchmarks import appworld_env
-from libra.benchmarks.appworld import (
+from libra.benchmarks.appworld import env as appworld_env
+from libra.benchmarks.appworld.adapter import (
     SUPERVISOR,
     AppWorldBenchmark,
     apply_constraints,
@@ -70,14 +70,14 @@ def test_paper_rows_and_registry():
 def test_missing_environment_is_one_actionable_line(monkeypatch, tmp_path):
     monkeypatch.setenv("LIBRA_APPWORLD_VENV", str(tmp_path / "nowhere"))
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
-    from libra.benchmarks import appworld
+    from libra.benchmarks.appworld import adapter as appworld
 
     appworld.load_catalog.cache_clear()
     try:
         with pytest.raises(MissingDependencyError) as exc:
             AppWorldBenchmark().catalog()
         msg = str(exc.value)
-        assert "\n" not in msg and "make appworld" in msg and "appworld_env setup" in msg
+        assert "\n" not in msg and "make appworld" in msg and "appworld.env setup" in msg
         with pytest.raises(MissingDependencyError):
             AppWorldBenchmark().tasks()
     finally:
@@ -258,7 +258,7 @@ def _run_in_appworld_env(tmp_path, script_text: str, timeout: int) -> dict:
     import json
     import subprocess
 
-    from libra.benchmarks.appworld import SERVER_FILE, cache_folder
+    from libra.benchmarks.appworld.adapter import SERVER_FILE, cache_folder
 
     script = tmp_path / "check.py"
     script.write_text(script_text)
@@ -390,7 +390,7 @@ print(json.dumps(out))
 
 @needs_env
 def test_calls_that_change_nothing_say_which_apps_they_read(tmp_path):
-    # What lets a server answer a repeat of a call from its record (libra.runtime.remote_server.ReadMemo): a call
+    # What lets a server answer a repeat of a call from its record (libra.runtime.workers.remote_server.ReadMemo): a call
     # that wrote nothing, revoked no token and drew no random number names the apps whose databases it read (a
     # statement on their connections, or their content key asked by the memo of signed-in users) and the revoked
     # tokens; every other call names nothing.

@@ -1,6 +1,6 @@
 import statistics
 
-from libra.benchmarks.bfcl import called_functions
+from libra.benchmarks.bfcl.adapter import called_functions
 
 from .conftest import needs_bfcl
 

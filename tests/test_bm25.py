@@ -50,7 +50,7 @@ def test_matches_reference_small():
 
 @needs_bfcl
 def test_matches_reference_on_bfcl():
-    from libra.benchmarks.bfcl import load_catalog, load_tasks
+    from libra.benchmarks.bfcl.adapter import load_catalog, load_tasks
 
     tasks = load_tasks()[:25]
     _check(load_catalog(), [t.query for t in tasks])

@@ -17,14 +17,14 @@ import pytest
 
 from libra.runtime import IsolatedRuntime, ToolRuntimeError, WorkerPool
 from libra.runtime.base import InvocationRecord
-from libra.runtime.guard import (
+from libra.runtime.workers.guard import (
     DEFAULT_MAX_RECORD_BYTES,
     CallGuard,
     UnserializableOutput,
     bound_record,
     to_jsonable,
 )
-from libra.runtime.remote import RemoteRuntime
+from libra.runtime.workers.remote import RemoteRuntime
 from tests.toy_tools import make_hostile_runtime
 
 T = "hostile_tools."

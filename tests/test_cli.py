@@ -6,7 +6,7 @@ from .conftest import needs_bfcl
 
 
 def run(*args, code=None):
-    cmd = [sys.executable, "-c", code or "from libra.cli import main; main()", *args]
+    cmd = [sys.executable, "-c", code or "from libra.cli.main import main; main()", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
 
 
@@ -25,7 +25,7 @@ def test_unknown_method_is_one_line():
 
 
 def test_missing_bfcl_eval_says_what_to_do():
-    code = "import sys; sys.modules['bfcl_eval'] = None\nfrom libra.cli import main; main()"
+    code = "import sys; sys.modules['bfcl_eval'] = None\nfrom libra.cli.main import main; main()"
     out = run("eval", "bfcl", "--method", "bm25", code=code)
     assert out.returncode == 2
     assert out.stderr.strip().count("\n") == 0

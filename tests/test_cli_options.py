@@ -6,7 +6,7 @@ directory created (benchmarks, embeddings and libraries all go there), no output
 checked against the commands themselves, so an option added without bad values here fails
 :func:`test_the_table_covers_every_option`.
 
-The CLI runs in-process through :func:`libra.cli.main`, which is what the ``libra`` script calls; a few cases also
+The CLI runs in-process through :func:`libra.cli.main.main`, which is what the ``libra`` script calls; a few cases also
 run the real entry point in a subprocess (``tests/test_cli.py``).
 """
 
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import typer
 
-from libra.cli import _register_optional_commands, app, main
+from libra.cli.main import _register_optional_commands, app, main
 from libra.induction.build import BuildOptions, build_library
 
 from . import cli_toys  # noqa: F401 - registers the toy benchmarks the commands name

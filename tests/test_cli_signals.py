@@ -93,7 +93,7 @@ def ctrl_c_raises():
 
 
 def test_interrupts_deferred_holds_ctrl_c_until_the_step_ends(ctrl_c_raises):
-    from libra._interrupts import interrupts_deferred
+    from libra._util.interrupts import interrupts_deferred
 
     done = []
     with pytest.raises(KeyboardInterrupt), interrupts_deferred():

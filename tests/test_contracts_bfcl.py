@@ -12,7 +12,7 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("bfcl_eval") is None, r
 
 @pytest.fixture(scope="module")
 def catalog():
-    bfcl = pytest.importorskip("libra.benchmarks.bfcl", reason="libra.benchmarks.bfcl is not available")
+    bfcl = pytest.importorskip("libra.benchmarks.bfcl.adapter", reason="libra.benchmarks.bfcl.adapter is not available")
     return bfcl.load_catalog()
 
 
@@ -30,7 +30,7 @@ def test_all_bfcl_tools_get_valid_contracts(catalog) -> None:
 
 
 def test_bfcl_contract_check(catalog) -> None:
-    rt_mod = pytest.importorskip("libra.benchmarks.bfcl_runtime", reason="libra.benchmarks.bfcl_runtime is not available")
+    rt_mod = pytest.importorskip("libra.benchmarks.bfcl.runtime", reason="libra.benchmarks.bfcl.runtime is not available")
     from libra.contracts import check_contracts, validate_contract
 
     runtime = rt_mod.make_bfcl_runtime(catalog)

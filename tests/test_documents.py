@@ -7,7 +7,7 @@ from libra.catalog import Catalog, Tool
 from libra.errors import ConfigError
 from libra.retrieval.dense import DenseRetriever
 from libra.retrieval.documents import text_document, tool_document
-from libra.retrieval.embedders import get_embedder
+from libra.embeddings.embedders import get_embedder
 
 from .test_cli import run
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from libra.errors import ConfigError
-from libra.retrieval.embedders import HashEmbedder, embed_cached, get_embedder
+from libra.embeddings.embedders import HashEmbedder, embed_cached, get_embedder
 
 
 def test_minilm_is_semantic_and_normalised():
@@ -28,7 +28,7 @@ def test_minilm_batching_does_not_change_vectors():
 def test_minilm_vectors_do_not_depend_on_the_thread_count():
     # The model's threads split the work, never a sum: one thread or two give the same bits, so a server tuned
     # for latency and an evaluation on another machine's core count rank tools identically.
-    from libra.retrieval.embedders import MiniLMEmbedder
+    from libra.embeddings.embedders import MiniLMEmbedder
 
     texts = ["add a lamp to my cart", "a much longer sentence about files and folders " * 8, "pay the electricity bill"]
     one, two = MiniLMEmbedder(threads=1), MiniLMEmbedder(threads=2)
@@ -49,7 +49,7 @@ def test_minilm_runs_offline():
         "import socket\n"
         "def deny(*a, **k): raise OSError('network disabled')\n"
         "socket.socket.connect = deny; socket.create_connection = deny; socket.getaddrinfo = deny\n"
-        "from libra.retrieval.embedders import MiniLMEmbedder\n"
+        "from libra.embeddings.embedders import MiniLMEmbedder\n"
         "print(MiniLMEmbedder().embed(['hello world']).shape)\n"
     )
     env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")

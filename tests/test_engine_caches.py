@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 
 from libra.catalog import Catalog, Tool
-from libra.induction.engine import Engine
+from libra.induction.explore.engine import Engine
 from libra.schema import words
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,7 +76,7 @@ def test_words_are_a_fresh_list_per_call() -> None:
 
 
 def _server():
-    spec = importlib.util.spec_from_file_location("appworld_server_for_test", ROOT / "src/libra/benchmarks/appworld_server.py")
+    spec = importlib.util.spec_from_file_location("appworld_server_for_test", ROOT / "src/libra/benchmarks/appworld/server.py")
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module

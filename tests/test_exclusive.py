@@ -1,5 +1,5 @@
 """Inputs that exclude one another: the set read from the tool's rejection (:mod:`libra.contracts.exclusive`)
-and the revision that splits a refused template into one per input (:func:`libra.contracts.offline.revise`)."""
+and the revision that splits a refused template into one per input (:func:`libra.contracts.offline.proposer.revise`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from libra.catalog import Tool
 from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs, one_of
-from libra.contracts.offline import exclusive_repairs, propose, revise
+from libra.contracts.offline.proposer import exclusive_repairs, propose, revise
 
 PARAMS = ["access_token", "track_id", "album_id", "playlist_id", "position", "email", "phone"]
 
@@ -110,7 +110,7 @@ def test_the_exploration_alone_learns_the_set(monkeypatch) -> None:
     switched off, the exploration learns the set from its own refused call, keeps one input per call from then
     on, and still finds every designed relation of the player catalog."""
     import libra.contracts.check as check
-    import libra.contracts.offline as offline
+    import libra.contracts.offline.proposer as offline
     from tests import generalization as gen
 
     monkeypatch.setattr(offline, "exclusive_repairs", lambda *a, **k: [])

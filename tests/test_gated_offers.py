@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.engine import BuildConfig, gate_message
+from libra.induction.explore.engine import BuildConfig, gate_message
 
 from .induction_toys import ClassesBenchmark
 

@@ -24,9 +24,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from libra.cli import main
+from libra.cli.main import main
 from libra.induction.build import BuildOptions, build_library
-from libra.runtime.mcp_source import McpSource
+from libra.sources.mcp import McpSource
 
 from .cli_toys import ROOT, cli_env, interrupt_and_wait
 from .test_mcp_runtime import running
@@ -260,7 +260,7 @@ def test_without_workdir_a_library_from_servers_is_served_for_search_and_says_ho
 def test_a_server_that_cannot_start_is_an_error_result_naming_why(tmp_path):
     """In-process: the gateway's own checks and a server whose command dies at start (stderr quoted)."""
     from libra.errors import ConfigError
-    from libra.gateway import Gateway, GatewayInputError
+    from libra.serve.gateway import Gateway, GatewayInputError
 
     tools = {"notes.sign_in": {"type": "object", "properties": {"username": {"type": "string"}}}}
     with pytest.raises(ConfigError, match="no \\[\\[mcp\\]\\] table names notes"):

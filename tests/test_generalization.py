@@ -294,7 +294,7 @@ def test_a_new_value_is_compared_with_another_one():
 
 def test_paths_are_offered_in_their_plain_spelling():
     """``find``'s ``./notes.txt`` reaches the reader as ``notes.txt``; offered as printed, no test succeeds."""
-    from libra.induction.paths import canonical_path
+    from libra.probing.paths import canonical_path
 
     assert canonical_path("./notes.txt") == "notes.txt"
     assert canonical_path("././docs//old/") == "docs/old"

@@ -8,8 +8,8 @@ import subprocess
 import sys
 import weakref
 
-from libra.runtime.executor import Channel, wait_readable
-from libra.runtime.heap import YOUNG_THRESHOLD, long_lived
+from libra.runtime.workers.executor import Channel, wait_readable
+from libra.runtime.workers.heap import YOUNG_THRESHOLD, long_lived
 
 
 class _Cycle:
@@ -46,7 +46,7 @@ def test_long_lived_leaves_an_earlier_freeze_alone() -> None:
 def test_freeze_loaded_collects_start_up_garbage_first() -> None:
     code = (
         "import gc\n"
-        "from libra.runtime.heap import freeze_loaded\n"
+        "from libra.runtime.workers.heap import freeze_loaded\n"
         "class C:\n    def __init__(self): self.me = self\n"
         "import weakref\nc = C(); r = weakref.ref(c); del c\n"
         "freeze_loaded()\n"

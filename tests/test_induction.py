@@ -13,8 +13,8 @@ from typing import Annotated
 import pytest
 
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.engine import BuildConfig
-from libra.library import Candidate, Library
+from libra.induction.explore.engine import BuildConfig
+from libra.library.artifact import Candidate, Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
@@ -131,7 +131,7 @@ def test_killed_build_resumes_to_the_same_library(tmp_path: Path) -> None:
 
 @needs_bfcl
 def test_bfcl_math_numbers_feed_each_other_without_provenance() -> None:
-    from libra.benchmarks.bfcl import BFCLBenchmark, load_catalog
+    from libra.benchmarks.bfcl.adapter import BFCLBenchmark, load_catalog
     from libra.catalog import Catalog
 
     class MathOnly(BFCLBenchmark):
@@ -139,7 +139,7 @@ def test_bfcl_math_numbers_feed_each_other_without_provenance() -> None:
             return Catalog([t for t in load_catalog() if t.group == "MathAPI"], name="bfcl-math")
 
         def runtime(self, **kw):
-            from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+            from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
             return make_bfcl_runtime(catalog=self.catalog(), **kw)
 
@@ -487,7 +487,7 @@ def test_written_tells_an_addressed_record_from_a_written_value():
 
     Before, any occurrence in the diff counted, so an address change "provided" the customer id it was given.
     """
-    from libra.induction.engine import _written
+    from libra.induction.explore.engine import _written
 
     diff = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
     assert not _written("C1", diff)
@@ -498,7 +498,7 @@ def test_written_tells_an_addressed_record_from_a_written_value():
 def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
     """A reply naming the key of a record the call changed in place (not one it added or wrote as a value) is what
     a creation whose new key coincides with an existing record looks like: the engine runs it once more."""
-    from libra.induction.engine import _rewrote_in_place
+    from libra.induction.explore.engine import _rewrote_in_place
 
     diff = {"Desk": {"changed": {'orders["12446"].price': {"before": 9.5, "after": 2.0}, "counter": {"before": 12446, "after": 12447}}, "added": {}, "removed": {}}}
     assert _rewrote_in_place(12446, diff)
@@ -512,7 +512,7 @@ def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
 
 def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
     """A call that gives a blank record its first content is a source of the record's key; an overwrite is not."""
-    from libra.induction.engine import _filled
+    from libra.induction.explore.engine import _filled
 
     blank = {"Fs": {"changed": {'root.contents["a.txt"].content': {"before": "", "after": "hi"}}, "added": {}, "removed": {}}}
     assert _filled("a.txt", blank)
@@ -522,7 +522,7 @@ def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
 
 
 def test_record_of_names_the_innermost_list_element():
-    from libra.induction.engine import record_of
+    from libra.induction.explore.engine import record_of
 
     assert record_of("response", "$[1]['zip_code']") == "response:$[1]"
     assert record_of("response", "$['latitude']") == "response:$"
@@ -565,7 +565,7 @@ def test_an_offer_takes_the_other_fields_of_its_own_record():
 
 def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
     """A call given one string as two inputs cannot tell the roles apart (issue 18, defect 12)."""
-    from libra.induction.engine import _offer_coincides
+    from libra.induction.explore.engine import _offer_coincides
 
     args = {"customer_id": "C1", "zip_code": "C1"}
     assert _offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})

@@ -18,11 +18,11 @@ from pydantic import BaseModel
 from typing_extensions import NotRequired
 
 from libra.catalog import Catalog, Tool
-from libra.contracts.offline import propose
+from libra.contracts.offline.proposer import propose
 from libra.induction.build import BuildOptions, build_library
 from libra.retrieval.documents import text_document
-from libra.runtime.introspect import json_default, read_docstring, tool_document, type_schema
-from libra.runtime.python import PythonRuntime
+from libra.runtime.python.introspect import json_default, read_docstring, tool_document, type_schema
+from libra.runtime.python.runtime import PythonRuntime
 from libra.schema import dereference, fits
 
 from .induction_toys import ClassesBenchmark

@@ -1,4 +1,4 @@
-"""Artifact writes (``libra._io``): permissions, killed writers, streams, symlinks, one-line failures, and writers
+"""Artifact writes (``libra._util.io``): permissions, killed writers, streams, symlinks, one-line failures, and writers
 of the same artifact taking turns, in real processes."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from libra._io import (
+from libra._util.io import (
     atomic_open,
     atomic_write_text,
     lock_path,
@@ -51,7 +51,7 @@ def test_a_replaced_file_keeps_its_mode(tmp_path):
 def _writer(path: Path, cache: Path) -> subprocess.Popen[str]:
     """A process stopped in the middle of writing ``path`` (it says so on stdout)."""
     code = (
-        "import sys, time\nfrom libra._io import atomic_open\n"
+        "import sys, time\nfrom libra._util.io import atomic_open\n"
         f"with atomic_open({str(path)!r}) as fh:\n"
         "    fh.write(b'half')\n    fh.flush()\n    print('writing', flush=True)\n    time.sleep(600)\n"
     )
@@ -128,7 +128,7 @@ def test_write_problem_names_what_is_wrong(tmp_path):
 def test_path_lock_makes_a_second_writer_wait(tmp_path):
     path = tmp_path / "lib.json"
     code = (
-        "import sys\nfrom libra._io import path_lock\n"
+        "import sys\nfrom libra._util.io import path_lock\n"
         f"with path_lock({str(path)!r}):\n    print('locked', flush=True)\n    sys.stdin.read()\n"
     )
     holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=cli_env(tmp_path / "cache"), cwd=ROOT)
@@ -152,7 +152,7 @@ def _blocked_on_a_lock(pid: int) -> bool:
 
 def test_a_second_build_of_a_cached_library_waits_and_reuses_it(tmp_path, monkeypatch):
     from libra.induction.build import BuildOptions, build_library
-    from libra.retrieval.graph_methods import default_library_path
+    from libra.eval.libraries import default_library_path
 
     from .induction_toys import ShopBenchmark
 
@@ -162,7 +162,7 @@ def test_a_second_build_of_a_cached_library_waits_and_reuses_it(tmp_path, monkey
     options = BuildOptions(workers=0, progress=False)
     path = default_library_path(bench, bench.catalog(), options=options)
     code = (
-        "import json\nfrom libra.induction.build import BuildOptions\nfrom libra.retrieval.graph_methods import cached_library\n"
+        "import json\nfrom libra.induction.build import BuildOptions\nfrom libra.eval.libraries import cached_library\n"
         "from tests.induction_toys import ShopBenchmark\nb = ShopBenchmark()\n"
         "lib = cached_library(b, b.catalog(), BuildOptions(workers=0, progress=False))\n"
         "print(json.dumps(lib.stats['wall_seconds']))\n"

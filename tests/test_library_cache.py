@@ -13,8 +13,8 @@ import pytest
 
 from libra.eval.methods import EvalOptions
 from libra.induction.build import BuildOptions, library_key
-from libra.induction.engine import BuildConfig
-from libra.retrieval.graph_methods import (
+from libra.induction.explore.engine import BuildConfig
+from libra.eval.libraries import (
     cached_library,
     default_library_path,
     obtain_library,
@@ -74,7 +74,7 @@ def test_build_option_change_rebuilds(cache):
 
 
 def test_key_covers_proposer_model_and_budgets_but_not_secrets(cache):
-    from libra.contracts.llm import LLMConfig, LLMProposer
+    from libra.contracts.llm.proposer import LLMConfig, LLMProposer
 
     bench = ShopBenchmark()
     key = lambda **kw: library_key(bench, BuildOptions(embedder="hash", **kw))
@@ -88,7 +88,7 @@ def test_key_covers_proposer_model_and_budgets_but_not_secrets(cache):
 
 def test_fresh_state_is_in_the_key(cache):
     """A sandbox that starts elsewhere (here: the shop with an existing account) is another build."""
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     from .induction_toys import Shop
 

@@ -22,11 +22,11 @@ import jsonschema
 import pytest
 
 from libra.catalog import Catalog, Tool
-from libra.cli import main
+from libra.cli.main import main
 from libra.errors import LibraryFormatError
 from libra.induction.build import BuildOptions, build_library
-from libra.library import Library, Relation
-from libra.library_check import (
+from libra.library.artifact import Library, Relation
+from libra.library.check import (
     check_library,
     library_schema,
     library_validator,
@@ -72,8 +72,8 @@ def _v1(doc: dict[str, Any]) -> dict[str, Any]:
 def test_the_schema_is_a_valid_draft_2020_12_schema_shipped_as_package_data() -> None:
     jsonschema.Draft202012Validator.check_schema(library_schema())
     patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["libra"]
-    assert any(fnmatch("library.schema.json", p) for p in patterns), "the schema must be in the wheel"
-    assert (ROOT / "src" / "libra" / "library.schema.json").is_file()
+    assert any(fnmatch("library/library.schema.json", p) for p in patterns), "the schema must be in the wheel"
+    assert (ROOT / "src" / "libra" / "library" / "library.schema.json").is_file()
 
 
 def test_every_library_libra_writes_validates(shop_doc, tmp_path) -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog, Tool
-from libra.contracts.offline import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS, decide_parameter, propose
+from libra.contracts.offline.proposer import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS, decide_parameter, propose
 from libra.schema import described_choices, literal_for
 
 
@@ -95,7 +95,7 @@ class PhoneBenchmark(Benchmark):
         return []
 
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any):
-        from libra.runtime.python import PythonRuntime
+        from libra.runtime.python.runtime import PythonRuntime
 
         return PythonRuntime(classes=[Phone], trusted=True, name="phone-toy")
 
@@ -205,7 +205,7 @@ def test_the_generic_proposer_invents_no_airport_codes_or_molecules() -> None:
 
 
 def test_scitooleval_parameters_carry_their_encoding_examples() -> None:
-    from libra.benchmarks.scitooleval import load_catalog
+    from libra.benchmarks.scitooleval.adapter import load_catalog
 
     cat = load_catalog()
     with_examples = [t for t in cat for p in t.param_names if "examples" in t.param_schema(p)]

@@ -1,6 +1,6 @@
 """The paper's LLM retrieval methods over real HTTP, through the real openai SDK, against a scripted local endpoint.
 
-The endpoint (:class:`~libra.retrieval.llm_methods.scripted.MethodResponder`) answers every prompt from the toy
+The endpoint (:class:`~libra.eval.baselines.scripted.MethodResponder`) answers every prompt from the toy
 catalog's metadata unless a test scripts broken replies, HTTP errors or slow ones for one subject.
 """
 
@@ -14,15 +14,15 @@ from pathlib import Path
 import pytest
 
 from libra.catalog import Catalog, Tool
-from libra.contracts.testing_server import OpenAIStubServer, Reply
-from libra.llm_client import ChatConfig
+from libra.contracts.llm.stub_server import OpenAIStubServer, Reply
+from libra.llm.client import ChatConfig
 from libra.retrieval.dense import DenseRetriever
-from libra.retrieval.llm_methods.common import LLMMethodError, LLMRun, tool_card
-from libra.retrieval.llm_methods.egotrip import EgoTripRetriever
-from libra.retrieval.llm_methods.scripted import MethodResponder, prompt_kind
-from libra.retrieval.llm_methods.tgr import TGRRetriever, candidate_pairs, expected_pairs
-from libra.retrieval.llm_methods.toolreagt import TOOL_NAME, ToolReAGtRetriever, merge, parse_step
-from libra.retrieval.llm_methods.toolrex import ToolRexRetriever
+from libra.eval.baselines.common import LLMMethodError, LLMRun, tool_card
+from libra.eval.baselines.egotrip import EgoTripRetriever
+from libra.eval.baselines.scripted import MethodResponder, prompt_kind
+from libra.eval.baselines.tgr import TGRRetriever, candidate_pairs, expected_pairs
+from libra.eval.baselines.toolreagt import TOOL_NAME, ToolReAGtRetriever, merge, parse_step
+from libra.eval.baselines.toolrex import ToolRexRetriever
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"retry_base_delay": 0.005, "retry_max_delay": 0.02, "timeout": 5.0, "max_retries": 1}
@@ -218,7 +218,7 @@ def test_cli_runs_the_agent_with_iteration_scores_plot_and_a_free_rerun(tmp_path
     plot is written, and a rerun on the same cache sends no request. (The dense base keeps it fast; the default
     libra base runs in ``make bench-llm-methods``.)"""
     from libra.benchmarks.registry import get_benchmark
-    from libra.cli import main
+    from libra.cli.main import main
 
     from . import cli_toys  # noqa: F401 - registers shop-tasks
 

@@ -25,11 +25,11 @@ from libra.contracts import (
     propose,
     validate_contract,
 )
-from libra.contracts.llm import CALL_BUDGET, FALLBACK_FLAG, ReplyError, parse_reply, prompt_templates
-from libra.contracts.testing_server import OpenAIStubServer, Reply, ScriptedResponder, contract_json
+from libra.contracts.llm.proposer import CALL_BUDGET, FALLBACK_FLAG, ReplyError, parse_reply, prompt_templates
+from libra.contracts.llm.stub_server import OpenAIStubServer, Reply, ScriptedResponder, contract_json
 from libra.contracts.outcome import refusal_of, without_refusals
 from libra.errors import ConfigError
-from libra.runtime.python import PythonRuntime
+from libra.runtime.python.runtime import PythonRuntime
 
 from .conftest import needs_bfcl
 
@@ -140,7 +140,7 @@ def test_prompt_holds_only_its_own_tool_metadata() -> None:
 
 @needs_bfcl
 def test_bfcl_prompt_holds_only_its_own_tool_metadata() -> None:
-    from libra.benchmarks.bfcl import load_catalog, load_tasks
+    from libra.benchmarks.bfcl.adapter import load_catalog, load_tasks
 
     cat = load_catalog()
     tasks = load_tasks()

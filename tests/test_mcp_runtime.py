@@ -12,10 +12,10 @@ import pytest
 
 from libra.errors import ConfigError
 from libra.runtime.base import State
-from libra.runtime.mcp import McpRuntime
-from libra.runtime.mcp_client import McpServerError, ServerSpec, pinned_environment
-from libra.runtime.mcp_setup import mcp1_python, npm_servers_bin, pypi_servers_bin
-from libra.runtime.sandbox_dir import SandboxDir, fingerprint, git_index_entries
+from libra.runtime.mcp.runtime import McpRuntime
+from libra.runtime.mcp.client import McpServerError, ServerSpec, pinned_environment
+from libra.runtime.mcp.setup import mcp1_python, npm_servers_bin, pypi_servers_bin
+from libra.runtime.mcp.sandbox_dir import SandboxDir, fingerprint, git_index_entries
 
 HERE = Path(__file__).resolve().parent / "mcp_servers"
 HANDSHAKE_ERA = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
@@ -247,7 +247,7 @@ def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
     assert rec.status == "success" and after != bad.fresh() and rec.state_changes["sandbox"]["added"] == {'["peek.log"]': "seen\n"}
     assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
     # a mixed build's runtime reports its sides' conflicts, and the build health summary prints them
-    from libra.cli_library import health_lines
+    from libra.cli.library import health_lines
     from libra.runtime.composite import CompositeRuntime
 
     assert CompositeRuntime([bad]).hint_conflicts == bad.hint_conflicts
@@ -322,7 +322,7 @@ def test_fingerprints_ignore_mtimes_and_git_stat_data(tmp_path: Path) -> None:
 
 def test_a_library_is_built_over_filesystem_and_git(template: Path) -> None:
     from libra.induction.build import BuildOptions, build_library
-    from libra.runtime.mcp_source import McpSource
+    from libra.sources.mcp import McpSource
 
     source = McpSource(fs_git_servers(), template, name="fsgit", fixtures={"repo_path": "{sandbox}/repo"})
     lib = build_library(source, None, BuildOptions(workers=0, progress=False))
@@ -360,7 +360,7 @@ def test_streamable_http_server_run_by_someone_else(tmp_path: Path) -> None:
     import socket
     import time
 
-    from libra.runtime.mcp_client import free_port
+    from libra.runtime.mcp.client import free_port
 
     port = free_port()
     env = {**os.environ, "NOTES_DIR": str(tmp_path / "notes")}
@@ -398,7 +398,7 @@ def test_a_server_that_dies_on_the_discovery_probe_is_reached_with_the_handshake
 
 def test_a_library_is_built_over_a_server_whose_session_is_in_memory() -> None:
     from libra.induction.build import BuildOptions, build_library
-    from libra.runtime.mcp_source import McpSource
+    from libra.sources.mcp import McpSource
 
     source = McpSource([signin_spec()], name="notes", fixtures={"username": "alice", "password": "wonderland"})
     lib = build_library(source, None, BuildOptions(workers=0, progress=False))
@@ -413,7 +413,7 @@ def test_a_library_is_built_over_a_server_whose_session_is_in_memory() -> None:
 def test_a_project_file_maps_onto_the_source(tmp_path: Path) -> None:
     import tomllib
 
-    from libra.runtime.mcp_source import McpSource
+    from libra.sources.mcp import McpSource
 
     (tmp_path / "tpl").mkdir()
     config = tomllib.loads(
@@ -491,7 +491,7 @@ def test_git_index_version_4_is_read(tmp_path: Path) -> None:
 
 _HOLDER = """
 import json, sys, time
-from libra.runtime.mcp import McpRuntime
+from libra.runtime.mcp.runtime import McpRuntime
 rt = McpRuntime(json.loads(sys.argv[1]))
 rt.invoke(rt.fresh(), "notes.sign_in", {"username": "ann", "password": "pw"})
 print(json.dumps(rt.pids), flush=True)

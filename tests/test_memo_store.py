@@ -1,4 +1,4 @@
-"""The engine's memo on disk (libra.induction.memo): round trips, bounded caches, resume, bounded memory."""
+"""The engine's memo on disk (libra.probing.memo): round trips, bounded caches, resume, bounded memory."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from libra.contracts.check import check_contracts
 from libra.induction.build import BuildOptions, build_library, memo_path
 from libra.induction.candidates import candidate_compositions
-from libra.induction.engine import BuildConfig, Engine
-from libra.induction.memo import MemoStore
+from libra.induction.explore.engine import BuildConfig, Engine
+from libra.probing.memo import MemoStore
 from libra.induction.peak import PeakMemory, descendants
-from libra.library import Library
+from libra.library.artifact import Library
 from libra.runtime.base import State, StatePart
 
 from .induction_toys import ClassesBenchmark, ShopBenchmark, kill_after_checkpoint

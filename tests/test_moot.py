@@ -21,10 +21,10 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.engine import BuildConfig, Engine, ValueTest
-from libra.induction.memo import MemoStore
+from libra.induction.explore.engine import BuildConfig, Engine, ValueTest
+from libra.probing.memo import MemoStore
 from libra.induction.providers import no_relation_causes
-from libra.runtime.python import PythonRuntime
+from libra.runtime.python.runtime import PythonRuntime
 
 from .induction_toys import Counted
 

@@ -1,4 +1,4 @@
-"""The default embedder's fused graph (libra.retrieval.onnx_fusion): what it fuses, how it is cached on disk, and
+"""The default embedder's fused graph (libra.embeddings.onnx_fusion): what it fuses, how it is cached on disk, and
 that its vectors are the package graph's to float rounding, kept apart from them in every cache."""
 
 import collections
@@ -11,13 +11,13 @@ import numpy as np
 import onnx
 import pytest
 
-from libra.retrieval.embedders import (
+from libra.embeddings.embedders import (
     MiniLMEmbedder,
     _sha256_file,
     embed_cached,
     vectors_id,
 )
-from libra.retrieval.onnx_fusion import check_same_outputs, fused_model, fusion_revision
+from libra.embeddings.onnx_fusion import check_same_outputs, fused_model, fusion_revision
 
 TEXTS = [
     "add a lamp to my cart",
@@ -126,7 +126,7 @@ def test_without_onnx_the_package_graph_runs(tmp_path):
     code = (
         "import sys\n"
         "sys.modules['onnx'] = None  # as if onnx were not installed\n"
-        "from libra.retrieval.embedders import MiniLMEmbedder\n"
+        "from libra.embeddings.embedders import MiniLMEmbedder\n"
         "e = MiniLMEmbedder()\n"
         "print(e.cache_id == e.model_id, e.embed(['log in']).shape)\n"
     )

@@ -14,7 +14,7 @@ from libra.catalog import Catalog
 from libra.contracts import check_contracts, classify, propose, revise
 from libra.contracts.model import Contract
 from libra.contracts.outcome import _split_refusals, refusal_schema, rejection_message, schema_accepts, schema_key, with_refusals
-from libra.runtime.python import PythonRuntime
+from libra.runtime.python.runtime import PythonRuntime
 from libra.schema import message_parameter, repair_literal
 
 

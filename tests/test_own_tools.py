@@ -2,7 +2,7 @@
 
 Every build here is real: the tools in ``tests/fixtures/shop_tools.py`` and ``shop_factory.py`` are ordinary code
 (a sign-in that gates a cart, a search whose ids the cart takes) and every relation asserted was found by
-executing them. The CLI runs in-process through :func:`libra.cli.main`, as the ``libra`` script does.
+executing them. The CLI runs in-process through :func:`libra.cli.main.main`, as the ``libra`` script does.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from libra import tool
-from libra.benchmarks.user import ToolsBenchmark
-from libra.cli import main
+from libra.sources.user import ToolsBenchmark
+from libra.cli.main import main
 from libra.errors import ConfigError
-from libra.library import Library
-from libra.tool_sources import parse_spec
+from libra.library.artifact import Library
+from libra.sources.python import parse_spec
 from tests.fixtures import shop_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,7 +88,7 @@ def test_factory_in_a_file_makes_the_instance(tmp_path, capsys):
     assert ("search_products", "quote", "provenance", "product_id") in _edges(out)
     # the instance came from the factory (quotes in euros), not from calling the class
     state = None
-    from libra.tool_sources import make_tools_runtime
+    from libra.sources.python import make_tools_runtime
 
     runtime = make_tools_runtime((f"{FACTORY_FILE}:make_shop",), str(ROOT))
     state = runtime.fresh()
@@ -185,7 +185,7 @@ def test_bad_project_files_are_one_line_before_work(tmp_path, capsys, text, word
 
 
 def test_mcp_servers_are_parsed_into_server_specs(tmp_path):
-    from libra.project import load_project
+    from libra.sources.project import load_project
 
     (tmp_path / "template").mkdir()
     config = _write(tmp_path / "libra.toml", (

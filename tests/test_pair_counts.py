@@ -1,11 +1,11 @@
-"""Offer counts per candidate pair (libra.induction.pair_counts) count exactly what a dict keyed by the pair counts."""
+"""Offer counts per candidate pair (libra.induction.explore.pair_counts) count exactly what a dict keyed by the pair counts."""
 
 from __future__ import annotations
 
 import pickle
 import random
 
-from libra.induction.pair_counts import PairCounts
+from libra.induction.explore.pair_counts import PairCounts
 
 
 def test_counts_by_position_match_counts_by_pair_even_where_a_list_repeats_a_pair() -> None:

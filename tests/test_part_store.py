@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from libra.runtime.executor import Executor
-from libra.runtime.isolation import ProcessTransport, WorkerPool
-from libra.runtime.lru import NOMINAL_PART_BYTES, PartStore, part_size
-from libra.runtime.remote import InterpreterTransport, RemoteRuntime
+from libra.runtime.workers.executor import Executor
+from libra.runtime.workers.isolation import ProcessTransport, WorkerPool
+from libra.runtime.workers.lru import NOMINAL_PART_BYTES, PartStore, part_size
+from libra.runtime.workers.remote import InterpreterTransport, RemoteRuntime
 from tests.test_remote_runtime import BACKEND, _foreign_python
 from tests.toy_tools import make_blog_runtime
 

@@ -19,8 +19,8 @@ import ray
 
 import libra
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.engine import BuildConfig
-from libra.library import Library
+from libra.induction.explore.engine import BuildConfig
+from libra.library.artifact import Library
 from tests import generalization as gen
 from tests.conftest import needs_bfcl
 from tests.induction_toys import kill_after_checkpoint
@@ -64,7 +64,7 @@ def test_the_sandbox_holds_inside_ray_actors(ray_address) -> None:
     """Crashes, hangs, memory blow-ups and network access give the local pool's error records, in call order,
     and the lost actors are replaced so the next calls run."""
     from libra.runtime import IsolatedRuntime
-    from libra.runtime.ray_transport import RayTransport, on_ray
+    from libra.runtime.workers.ray import RayTransport, on_ray
     from tests.toy_tools import make_blog_runtime
 
     with on_ray(), IsolatedRuntime(make_blog_runtime, n_workers=2, timeout_s=10.0, memory_mb=128) as rt:
@@ -130,7 +130,7 @@ def test_a_toy_catalog_builds_the_same_library_on_ray(ray_address, name) -> None
 
 @needs_bfcl
 def test_bfcl_builds_the_same_library_on_ray(ray_address) -> None:
-    from libra.benchmarks.bfcl import BFCLBenchmark
+    from libra.benchmarks.bfcl.adapter import BFCLBenchmark
 
     cfg = BuildConfig(max_calls=4000)  # checked between waves, so both builds stop at the same wave
     local = build_library(BFCLBenchmark(), None, BuildOptions(workers=2, config=cfg, progress=False))
@@ -156,7 +156,7 @@ def test_a_ray_build_connects_by_address_and_resumes_after_a_kill(ray_address, t
 
 def _cli(args: list[str], tmp_path: Path, hide_ray: bool = False) -> subprocess.CompletedProcess:
     prelude = "import sys\n" + ("sys.modules['ray'] = None  # as if Ray were not installed\n" if hide_ray else "")
-    code = prelude + "from libra.cli import main\nsys.argv = ['libra', *sys.argv[1:]]\nmain()\n"
+    code = prelude + "from libra.cli.main import main\nsys.argv = ['libra', *sys.argv[1:]]\nmain()\n"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False)
 
 

@@ -1,5 +1,5 @@
 """A remote server answers a repeat of a call that changed nothing from its record, when the backend said which
-parts the call read and the new state agrees on them (``ReadMemo`` in :mod:`libra.runtime.remote_server`).
+parts the call read and the new state agrees on them (``ReadMemo`` in :mod:`libra.runtime.workers.remote_server`).
 
 The backend below counts, in the server process, how often each tool really ran; ``kv.runs`` reports the count
 (it declares no reads, so it always runs). A real server under another interpreter, no mocks.
@@ -11,8 +11,8 @@ import textwrap
 
 import pytest
 
-from libra.runtime import remote_server
-from libra.runtime.remote import RemoteRuntime
+from libra.runtime.workers import remote_server
+from libra.runtime.workers.remote import RemoteRuntime
 from tests.test_remote_runtime import _foreign_python
 
 BACKEND = textwrap.dedent(

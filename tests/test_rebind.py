@@ -1,8 +1,8 @@
-"""The rebinding rule both walks of the sandbox share (:mod:`libra.induction.rebind`), by hand."""
+"""The rebinding rule both walks of the sandbox share (:mod:`libra.probing.rebind`), by hand."""
 
 from __future__ import annotations
 
-from libra.induction.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
+from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 
 
 def test_varied_picks_vary_one_input_at_a_time_in_order():

@@ -18,7 +18,7 @@ import pytest
 
 from libra.catalog import Catalog, Tool
 from libra.runtime.base import Runtime, State, ToolRuntimeError, UnknownToolError
-from libra.runtime.remote import PIPE_BYTES, RemoteRuntime, widen_pipe
+from libra.runtime.workers.remote import PIPE_BYTES, RemoteRuntime, widen_pipe
 
 TIMEOUT_S = 2.0
 

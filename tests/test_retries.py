@@ -1,4 +1,4 @@
-"""The exploration's retries of failed calls (:mod:`libra.induction.retries`): on their own budget and books, so
+"""The exploration's retries of failed calls (:mod:`libra.induction.explore.retries`): on their own budget and books, so
 the exploration runs exactly the calls it runs without them and retries only add relations.
 
 The catalog is the generalization suite's ``folders`` (a listing's ``path`` holds folders and files alike, and
@@ -15,10 +15,10 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.defaults import DEFAULT_RETRY_SHARE
-from libra.induction.engine import BuildConfig, Engine
-from libra.induction.memo import MemoStore
-from libra.induction.retries import retry_budget
+from libra.induction.config import DEFAULT_RETRY_SHARE
+from libra.induction.explore.engine import BuildConfig, Engine
+from libra.probing.memo import MemoStore
+from libra.induction.explore.retries import retry_budget
 from tests import generalization as gen
 
 from .induction_toys import Counted

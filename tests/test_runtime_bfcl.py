@@ -30,7 +30,7 @@ def _args(tool: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def rt():
-    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
     runtime = make_bfcl_runtime(isolated=False)
     yield runtime
@@ -39,7 +39,7 @@ def rt():
 
 @pytest.fixture(scope="module")
 def iso():
-    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
     runtime = make_bfcl_runtime(isolated=True, n_workers=2, timeout_s=10.0)
     yield runtime
@@ -47,7 +47,7 @@ def iso():
 
 
 def test_all_128_tools_invocable(rt, iso) -> None:
-    from libra.benchmarks.bfcl import load_catalog
+    from libra.benchmarks.bfcl.adapter import load_catalog
 
     assert rt.trusted is True and len(rt.catalog) == 128
     assert rt.catalog.names == load_catalog().names
@@ -106,8 +106,8 @@ def test_randomness_clock_and_precision_are_pinned(rt, iso) -> None:
 
 
 def test_initial_config_from_a_task(rt) -> None:
-    from libra.benchmarks.bfcl import load_tasks
-    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.benchmarks.bfcl.adapter import load_tasks
+    from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
     task = next(t for t in load_tasks() if "GorillaFileSystem" in t.metadata["initial_config"])
     config = task.metadata["initial_config"]
@@ -133,7 +133,7 @@ def test_unknown_tool(rt) -> None:
 def test_the_build_sandbox_holds_a_file_tree_and_a_post() -> None:
     # BFCL's default file system is a bare root and its posting back end has no post; the adapter's sandbox adds
     # both, so that entering a folder before reading its file is something a build can observe.
-    from libra.benchmarks.bfcl import BFCLBenchmark
+    from libra.benchmarks.bfcl.adapter import BFCLBenchmark
 
     runtime = BFCLBenchmark().runtime(isolated=False)
     try:

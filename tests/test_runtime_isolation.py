@@ -207,8 +207,8 @@ def test_unsplit_payloads_are_cached_by_fingerprint() -> None:
 
 def test_affinity_hands_a_worker_the_states_it_holds() -> None:
     from libra.runtime.base import State
-    from libra.runtime.executor import _Affinity
-    from libra.runtime.lru import PartStore
+    from libra.runtime.workers.executor import _Affinity
+    from libra.runtime.workers.lru import PartStore
 
     a, b, c = State("n=0", 0), State("n=1", 1), State("n=2", 2)
     calls = [(a, "counter.get", {}), (b, "counter.get", {}), (a, "counter.inc", {}), (c, "counter.get", {}), (b, "counter.inc", {})]

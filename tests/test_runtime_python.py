@@ -13,7 +13,7 @@ from tests.toy_tools import Blog, make_blog_runtime
 from libra.errors import CatalogError, LibraError
 from libra.runtime import INVOCATION_RECORD_SCHEMA, PythonRuntime, Runtime, ToolRuntimeError, UnknownToolError
 from libra.runtime.diff import diff_views, object_view
-from libra.runtime.introspect import parse_docstring, type_schema
+from libra.runtime.python.introspect import parse_docstring, type_schema
 
 LOGIN = {"username": "alice", "password": "secret"}
 
@@ -232,7 +232,7 @@ def test_sentinel_globals_keep_their_identity_across_restores() -> None:
     import sys
     import types
 
-    from libra.runtime.python import is_identity_constant
+    from libra.runtime.python.runtime import is_identity_constant
 
     module = types.ModuleType("libra_sentinel_toy")
     sys.modules[module.__name__] = module

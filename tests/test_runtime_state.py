@@ -16,7 +16,7 @@ import pytest
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
 from libra.runtime.diff import content_hash, diff_views, object_view
-from libra.runtime.python import PythonRuntime, status_of
+from libra.runtime.python.runtime import PythonRuntime, status_of
 from tests.conftest import needs_bfcl
 from tests.fixtures import module_shop, notes_app
 from tests.state_toys import Folders, Ledger, Warehouse
@@ -162,7 +162,7 @@ def test_declared_holder_keeps_unpicklable_context_state() -> None:
 
 
 def test_module_state_travels_to_isolated_workers() -> None:
-    from libra.runtime.isolation import IsolatedRuntime
+    from libra.runtime.workers.isolation import IsolatedRuntime
 
     local = notes_app.make_runtime()
     with IsolatedRuntime(notes_app.make_runtime, n_workers=1, timeout_s=20, context="fork") as iso:
@@ -224,7 +224,7 @@ def test_chunked_views_and_diffs_equal_whole_ones() -> None:
 
 
 def test_attributes_that_share_objects_stay_shared(monkeypatch: pytest.MonkeyPatch) -> None:
-    from libra.runtime import snapshot
+    from libra.runtime.python import snapshot
 
     monkeypatch.setattr(snapshot, "SPLIT_BYTES", 0)  # split even this small object
     rt = PythonRuntime(classes=[Folders], trusted=True)
@@ -315,7 +315,7 @@ class _Api:
 
 
 def test_rejection_is_a_replaceable_hook() -> None:
-    from libra.runtime.python import error_key_rejection
+    from libra.runtime.python.runtime import error_key_rejection
 
     assert status_of({"error": "x"}) == ("rejected", "x") and error_key_rejection({"a": 1}) is None
     default = PythonRuntime(classes=[_Api])
@@ -341,7 +341,7 @@ def test_state_holder_must_be_a_pair() -> None:
 
 
 def _random_walk(split: bool, seed: int, monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[Any]]:
-    from libra.runtime import snapshot
+    from libra.runtime.python import snapshot
 
     monkeypatch.setattr(snapshot, "SPLIT_BYTES", 0 if split else 10**12)
     rt = PythonRuntime(classes=[Warehouse, Folders], init_kwargs={"Warehouse": {"n_products": 300}})
@@ -390,7 +390,7 @@ def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPat
     (split, chunks compared with copies) or ``whole`` (one pickle per call: the reference). ``moves``: include
     re-inserting a record at the end, which a split state counts as a change (its chunks' order changed) and a
     whole one does not (views compare dicts regardless of order)."""
-    from libra.runtime import snapshot
+    from libra.runtime.python import snapshot
 
     monkeypatch.setattr(snapshot, "SPLIT_BYTES", 10**12 if mode == "whole" else 0)
     monkeypatch.setattr(snapshot, "WATCH", mode == "watch")
@@ -454,7 +454,7 @@ def test_watched_containers_act_as_plain_ones() -> None:
     import copy
     import json
 
-    from libra.runtime import watch
+    from libra.runtime.python import watch
 
     w = watch.watch({f"k{i}": {"n": [i]} for i in range(300)}, 128)
     d = w.container
@@ -521,7 +521,7 @@ def test_bfcl_records_and_states_are_as_before() -> None:
     import json
     from pathlib import Path
 
-    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
 
     golden = json.loads((Path(__file__).parent / "fixtures" / "bfcl_walk_before.json").read_text())["records"]
     now = json.loads(json.dumps(bfcl_walk(make_bfcl_runtime()), sort_keys=True, default=str))

@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from libra.induction.build import BuildOptions, build_library
-from libra.runtime import IsolatedRuntime, PythonRuntime, sandbox
-from libra.runtime.executor import Executor, InProcessTransport
-from libra.runtime.remote import RemoteRuntime
+from libra.runtime import IsolatedRuntime, PythonRuntime
+from libra.runtime.workers import sandbox
+from libra.runtime.workers.executor import Executor, InProcessTransport
+from libra.runtime.workers.remote import RemoteRuntime
 
 from .induction_toys import ShopBenchmark
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from libra.benchmarks.registry import get_benchmark
-from libra.benchmarks.scitooleval import (
+from libra.benchmarks.scitooleval.adapter import (
     GOLD_FIXES,
     SciToolEvalBenchmark,
     SciToolKGRetriever,
@@ -125,7 +125,7 @@ def test_scitoolkg_retriever_returns_at_most_ten(catalog):
 # -- tools (RDKit) -----------------------------------------------------------------------------------------------
 @needs_rdkit
 def test_tool_signatures_match_catalog(catalog):
-    from libra.benchmarks import scitooleval_tools
+    from libra.benchmarks.scitooleval import tools as scitooleval_tools
 
     executable = [t for t in catalog if t.executable]
     assert len(executable) >= 150

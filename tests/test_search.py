@@ -12,8 +12,8 @@ import pytest
 from libra import Searcher
 from libra.errors import ConfigError
 from libra.induction.build import BuildOptions, build_library
-from libra.library import Library
-from libra.search import SearchOptions
+from libra.library.artifact import Library
+from libra.search.searcher import SearchOptions
 
 from .cli_toys import run_cli
 from .induction_toys import ShopBenchmark
@@ -153,7 +153,7 @@ def test_langgraph_bigtool_agent_binds_the_tools_and_their_prerequisites(library
     from langgraph.store.memory import InMemoryStore
     from langgraph_bigtool import create_agent
 
-    from libra.bigtool import retrieve_tools_function
+    from libra.integrations.bigtool import retrieve_tools_function
 
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     searcher = Searcher.open(library)
@@ -181,7 +181,7 @@ def test_langgraph_bigtool_agent_binds_the_tools_and_their_prerequisites(library
 def test_structured_output_matches_the_advertised_schema(library, tmp_path, monkeypatch):
     import jsonschema
 
-    from libra.serve import SearchResponse, check_arguments, output_schema, structured
+    from libra.serve.server import SearchResponse, check_arguments, output_schema, structured
 
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     results = Searcher.open(library).search(QUERY, 6)

@@ -13,9 +13,9 @@ from typing import Any
 from libra.contracts.check import check_contracts
 from libra.induction.build import BuildOptions, build_library
 from libra.induction.candidates import candidate_compositions
-from libra.induction.engine import BuildConfig, Engine
-from libra.induction.memo import MemoStore, memo_key
-from libra.induction.nodes import Node, child, lineage
+from libra.induction.explore.engine import BuildConfig, Engine
+from libra.probing.memo import MemoStore, memo_key
+from libra.probing.nodes import Node, child, lineage
 from libra.runtime.base import State
 
 from .induction_toys import Counted, PortalBenchmark, ShopBenchmark, SplitShopBenchmark

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from libra.catalog import Catalog, Tool
-from libra.library import Library, Relation
+from libra.library.artifact import Library, Relation
 
 from .test_cli import run
 

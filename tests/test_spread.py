@@ -1,6 +1,6 @@
-"""Which elements of a long list a call contributes to the pool (libra.induction.engine.spread)."""
+"""Which elements of a long list a call contributes to the pool (libra.induction.explore.engine.spread)."""
 
-from libra.induction.engine import _representatives, spread
+from libra.induction.explore.engine import _representatives, spread
 
 
 def test_spread_by_hand():

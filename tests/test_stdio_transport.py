@@ -1,4 +1,4 @@
-"""The stdio transport ``libra serve`` uses on pipes (:mod:`libra.stdio_transport`): lines read and responses
+"""The stdio transport ``libra serve`` uses on pipes (:mod:`libra.serve.stdio`): lines read and responses
 written on the event loop, on real pipes, and the wire kept off the standard descriptors while serving (checked
 in a child process whose stdin and stdout are pipes, as an MCP client starts a server). The whole server over
 it, with the official client, is in ``test_serve.py``."""
@@ -13,7 +13,7 @@ import time
 
 import anyio
 
-from libra.stdio_transport import PipeLines, PipeWriter
+from libra.serve.stdio import PipeLines, PipeWriter
 
 from .cli_toys import ROOT, cli_env
 
@@ -86,7 +86,7 @@ def test_a_response_larger_than_the_pipe_is_written_whole():
 
 CLAIM = """
 import os, select
-from libra.stdio_transport import claimed_stdio, loop_served
+from libra.serve.stdio import claimed_stdio, loop_served
 print("served on the loop:", loop_served(), flush=True)
 with claimed_stdio() as (wire_in, wire_out):
     print("stray output", flush=True)  # a library's print while serving: must not reach the wire
@@ -116,6 +116,6 @@ def test_stdin_from_a_file_is_left_to_the_sdk(tmp_path):
     requests = tmp_path / "requests.jsonl"
     requests.write_text("")
     with requests.open() as stdin:
-        out = subprocess.run([sys.executable, "-c", "from libra.stdio_transport import loop_served; print(loop_served())"],
+        out = subprocess.run([sys.executable, "-c", "from libra.serve.stdio import loop_served; print(loop_served())"],
                              stdin=stdin, capture_output=True, text=True, env=cli_env(tmp_path / "cache"), cwd=ROOT, timeout=120, check=True)
     assert out.stdout == "False\n"

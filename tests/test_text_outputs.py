@@ -10,14 +10,14 @@ from __future__ import annotations
 import pytest
 
 from libra.catalog import Tool
-from libra.cli import main
+from libra.cli.main import main
 from libra.contracts.model import Contract, Export, FromText
-from libra.contracts.offline import propose, revise
+from libra.contracts.offline.proposer import propose, revise
 from libra.contracts.outcome import extract
 from libra.contracts.text_values import is_empty_text, text_findings, text_values
 from libra.contracts.validate import validate_contract
 from libra.induction.judges import Run, judge_compatibility, judge_provenance
-from libra.library import Library
+from libra.library.artifact import Library
 
 COMMIT = "Changes committed successfully with hash 78526d835a648060ec96f47fd1b1232bb35bcaa8"
 
@@ -123,7 +123,7 @@ def test_a_build_reaches_ids_printed_in_text_with_every_extractor(tmp_path, caps
 
 
 def test_the_llm_prompt_offers_the_text_form_only_where_a_reply_may_be_text():
-    from libra.contracts.llm import build_messages, contract_from_reply
+    from libra.contracts.llm.proposer import build_messages, contract_from_reply
 
     structured = Tool("get_user", "Get a user.", {"type": "object", "properties": {"user_id": {"type": "string"}}}, {"type": "object", "properties": {"name": {"type": "string"}}})
     text = Tool("git.git_commit", "Commit.", {"type": "object", "properties": {"message": {"type": "string"}}}, {"type": "string"})

@@ -1,4 +1,4 @@
-"""The packed worklist (libra.induction.worklist): same pop order as heaps of tuples, round trips, checkpoints."""
+"""The packed worklist (libra.induction.explore.worklist): same pop order as heaps of tuples, round trips, checkpoints."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.engine import BuildConfig, Engine
-from libra.induction.worklist import Item, ItemCodec, PackedHeap, PackedQueue, order_key
+from libra.induction.explore.engine import BuildConfig, Engine
+from libra.induction.explore.worklist import Item, ItemCodec, PackedHeap, PackedQueue, order_key
 
 from .conftest import needs_bfcl
 from .induction_toys import ShopBenchmark
@@ -207,8 +207,8 @@ def test_discard_asks_once_per_kind_of_item_and_keeps_the_rest_in_order() -> Non
 def _build(full: bool, tmp: Path) -> tuple[Engine, list[int]]:
     """A build of BFCL's file system whose budgets run out early (so offers queue behind spent ones), swept for
     spent items after every wave; with ``full`` the heaps hold every item instead."""
-    from libra.benchmarks.bfcl import load_catalog
-    from libra.benchmarks.bfcl_runtime import make_bfcl_runtime
+    from libra.benchmarks.bfcl.adapter import load_catalog
+    from libra.benchmarks.bfcl.runtime import make_bfcl_runtime
     from libra.catalog import Catalog
 
     catalog = Catalog([t for t in load_catalog() if t.group == "GorillaFileSystem"], name="bfcl-files")

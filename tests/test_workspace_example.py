@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from libra.cli import main
-from libra.library import Library
-from libra.runtime.mcp import McpRuntime
-from libra.runtime.mcp_client import find_command
-from libra.runtime.mcp_setup import managed_bin_dirs, npm_servers_bin, pypi_servers_bin
+from libra.cli.main import main
+from libra.library.artifact import Library
+from libra.runtime.mcp.runtime import McpRuntime
+from libra.runtime.mcp.client import find_command
+from libra.runtime.mcp.setup import managed_bin_dirs, npm_servers_bin, pypi_servers_bin
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "workspace"
@@ -91,7 +91,7 @@ def test_a_bare_command_is_found_in_libras_server_directories(tmp_path, monkeypa
 
 @pytest.mark.parametrize("command,words", [
     ("no-such-mcp-server", ["'no-such-mcp-server' not found", "PATH", "give its full path"]),
-    ("mcp-server-memory", ["'mcp-server-memory' not found", "python -m libra.runtime.mcp_setup"]),
+    ("mcp-server-memory", ["'mcp-server-memory' not found", "python -m libra.runtime.mcp.setup"]),
     ("/nonexistent/server", ["'/nonexistent/server' not found"]),
 ])
 def test_a_command_found_nowhere_is_one_line_before_work(tmp_path, capsys, monkeypatch, command, words):

@@ -59,7 +59,7 @@ class Blog:
 
 def make_blog_runtime(trusted: bool = False):
     """Picklable factory for worker processes."""
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     from tests.fixtures import toy_hazards
 
@@ -68,7 +68,7 @@ def make_blog_runtime(trusted: bool = False):
 
 def make_hostile_runtime():
     """Picklable factory of the hostile catalog (tests/fixtures/hostile_tools.py) for worker processes."""
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     from tests.fixtures import hostile_tools
 
@@ -124,7 +124,7 @@ class PidCounterRuntime(CounterRuntime):
 
 def make_leaky_runtime():
     """Picklable factory of tests/fixtures/leaky_tools.py (a tool with an unbounded cache) for worker processes."""
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     from tests.fixtures import leaky_tools
 

@@ -1,6 +1,6 @@
 """Build this example's library from Python: ``python examples/workspace/build.py [OUT]``.
 
-Installs the pinned servers if needed (``libra.runtime.mcp_setup``; the MCP runtime finds them in libra's server
+Installs the pinned servers if needed (``libra.runtime.mcp.setup``; the MCP runtime finds them in libra's server
 directories, no PATH edit), creates the template when it is missing, reads ``libra.toml`` and builds with the offline proposer. It prints
 the relations found, the build's health summary and its wall time.
 """
@@ -14,8 +14,8 @@ import tomllib
 from pathlib import Path
 
 from libra.induction.build import BuildOptions, build_library
-from libra.runtime.mcp_setup import npm_servers_bin, pypi_servers_bin
-from libra.runtime.mcp_source import McpSource
+from libra.runtime.mcp.setup import npm_servers_bin, pypi_servers_bin
+from libra.sources.mcp import McpSource
 
 HERE = Path(__file__).resolve().parent
 

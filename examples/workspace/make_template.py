@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from libra.runtime.mcp_client import pinned_environment
+from libra.runtime.mcp.client import pinned_environment
 
 HERE = Path(__file__).resolve().parent
 

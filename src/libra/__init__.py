@@ -4,9 +4,13 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from .catalog import Catalog, Tool
-from .decorators import tool
-from .errors import LibraError
+from libra import _compat
+
+_compat.install()  # before anything imports a module by a name it had in an earlier release
+
+from libra.catalog import Catalog, Tool
+from libra.decorators import tool
+from libra.errors import LibraError
 
 __all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__", "tool"]
 
@@ -17,7 +21,7 @@ _SEARCH_NAMES = ("Prerequisite", "Result", "SearchOptions", "Searcher")
 
 def __getattr__(name: str) -> object:
     if name in _SEARCH_NAMES:
-        from . import search
+        from libra.search import searcher
 
-        return getattr(search, name)
+        return getattr(searcher, name)
     raise AttributeError(f"module 'libra' has no attribute {name!r}")

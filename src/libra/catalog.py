@@ -15,9 +15,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from ._io import atomic_write_json
-from .errors import CatalogError
-from .schema import dereference
+from libra._util.io import atomic_write_json
+from libra.errors import CatalogError
+from libra.schema import dereference
 
 _EMPTY_PARAMS: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
 

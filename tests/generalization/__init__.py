@@ -19,7 +19,7 @@ What a catalog module declares, besides its tools:
   public functions are the tools, and the module's globals are their state.
 - ``EXPECT_HEALTH_WARNING`` (optional): the build cannot succeed and must say so.
 
-Tool names follow :class:`libra.runtime.python.PythonRuntime`: ``Class.method`` or ``module.function``.
+Tool names follow :class:`libra.runtime.python.runtime.PythonRuntime`: ``Class.method`` or ``module.function``.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def load(name: str) -> ModuleType:
 
 def make_runtime(module_name: str) -> Any:
     """An in-process, trusted :class:`PythonRuntime` over one catalog module (its ``CLASSES``, or its functions)."""
-    from libra.runtime.python import PythonRuntime
+    from libra.runtime.python.runtime import PythonRuntime
 
     module = importlib.import_module(module_name)
     short = module_name.rsplit(".", 1)[-1]
@@ -107,7 +107,7 @@ class CatalogBenchmark(Benchmark):
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw: Any) -> Any:
         if not isolated:
             return make_runtime(self.module.__name__)
-        from libra.runtime.isolation import IsolatedRuntime
+        from libra.runtime.workers.isolation import IsolatedRuntime
 
         return IsolatedRuntime(functools.partial(make_runtime, self.module.__name__), n_workers=n_workers, **kw)
 
@@ -191,7 +191,7 @@ class Outcome:
 
 def build(name: str, config: Any = None) -> Outcome:
     """Build catalog ``name`` with the default options and no hints, from a freshly imported module
-    (``config``, a :class:`~libra.induction.engine.BuildConfig`, replaces the default one for ablations).
+    (``config``, a :class:`~libra.induction.explore.engine.BuildConfig`, replaces the default one for ablations).
 
     The module is re-imported first so that its globals are the ones its source defines, whatever earlier tests
     (or an earlier in-process build) did to them.

@@ -7,7 +7,7 @@ What it exercises, each a generic rule:
   first as a file browser sorts them. A folder's path fits ``read_file``'s and ``edit_file``'s ``path`` exactly as
   well as a file's does, and both refuse a folder. Both walks of the sandbox fill an input with the best-named
   value they have seen, the folder; a failed call with one value of a name says little about the other values of
-  that name, so each retries the next equally named one, the file (``libra.induction.rebind``: contract checking's
+  that name, so each retries the next equally named one, the file (``libra.probing.rebind``: contract checking's
   ``_Checker._rebinds``, the exploration's ``Engine._rebinds``).
 - Only a run with a file shows what else is wrong with an edit: its invented ``old_text`` is not in the file, and
   the refusal says it "could not find" it, so that leaf becomes a reference (``offline.missing_references``) and

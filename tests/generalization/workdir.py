@@ -5,13 +5,13 @@ Written as plain Python with module globals as the state. What it exercises, eac
 - ``find`` prints every match as a path relative to the working directory, spelled ``./name`` as Unix ``find``
   does; ``cat`` and ``compare`` take a file's bare name and refuse a ``/`` in it. ``./notes.txt`` and
   ``notes.txt`` name the same file, so the engine offers a path in its plain spelling
-  (:func:`libra.induction.paths.canonical_path`); offered as printed, every offer fails and ``find`` provides
+  (:func:`libra.probing.paths.canonical_path`); offered as printed, every offer fails and ``find`` provides
   nothing.
 - ``compare`` takes two files and refuses to compare a file with itself, as ``cp`` refuses to copy a file onto
   itself and a rate needs two different currencies. ``touch`` creates a file, whose name is then the best-named
   value for both of ``compare``'s inputs: the sweep after the creation (which prefers the creator's values) and
   the offer of the new name would pass it twice. An input filled beside another takes a value no other input of
-  the call holds when one fits (:meth:`libra.induction.engine.Engine._best_value`), so the new file is compared
+  the call holds when one fits (:meth:`libra.induction.explore.engine.Engine._best_value`), so the new file is compared
   with one ``find`` or ``recent`` revealed; without that rule, ``touch -> compare`` is never found.
 """
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..catalog import Catalog
+from libra.catalog import Catalog
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,6 @@ class Benchmark:
         return {}
 
     def runtime(self, **kwargs: Any):  # -> Runtime
-        from ..errors import ConfigError
+        from libra.errors import ConfigError
 
         raise ConfigError(f"benchmark {self.name!r} has no executable runtime")

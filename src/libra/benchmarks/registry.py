@@ -9,13 +9,13 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from ..errors import ConfigError
-from .base import Benchmark
+from libra.errors import ConfigError
+from libra.benchmarks.base import Benchmark
 
 _BUILTIN: dict[str, str] = {
-    "appworld": "libra.benchmarks.appworld:AppWorldBenchmark",
-    "bfcl": "libra.benchmarks.bfcl:BFCLBenchmark",
-    "scitooleval": "libra.benchmarks.scitooleval:SciToolEvalBenchmark",
+    "appworld": "libra.benchmarks.appworld.adapter:AppWorldBenchmark",
+    "bfcl": "libra.benchmarks.bfcl.adapter:BFCLBenchmark",
+    "scitooleval": "libra.benchmarks.scitooleval.adapter:SciToolEvalBenchmark",
 }
 
 _extra: dict[str, type[Benchmark]] = {}

@@ -1,6 +1,6 @@
 """Executable tool contracts: proposal, validation, outcome classification and runtime checking."""
 
-from .check import (
+from libra.contracts.check import (
     CheckSummary,
     Proposer,
     TemplateCheck,
@@ -14,11 +14,11 @@ from .check import (
     register_proposer,
     save_contracts,
 )
-from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Export, Template
-from .offline import OfflineProposer, decide_parameter, propose, revise
-from .outcome import Extracted, classify, extract
-from .validate import contract_schema, validate_contract
-from .llm import LLMConfig, LLMProposer, LLMProposerError, LLMStats, build_messages, contract_rules, make_llm_proposer
+from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Export, Template
+from libra.contracts.offline.proposer import OfflineProposer, decide_parameter, propose, revise
+from libra.contracts.outcome import Extracted, classify, extract
+from libra.contracts.validate import contract_schema, validate_contract
+from libra.contracts.llm.proposer import LLMConfig, LLMProposer, LLMProposerError, LLMStats, build_messages, contract_rules, make_llm_proposer
 
 __all__ = [
     "Argument", "CONTRACT_VERSION", "CheckSummary", "Contract", "ContractError", "Export", "Extracted", "MAX_REVISIONS",

@@ -2,11 +2,11 @@
 
 Observations are filled from a pool of values exported by earlier successful calls. A value is only valid in
 the state its call produced (a session token means nothing in a fresh sandbox), so each successful call becomes
-a node carrying its post-call state (:class:`~libra.induction.nodes.Node`, the exploration's own), and a template
+a node carrying its post-call state (:class:`~libra.probing.nodes.Node`, the exploration's own), and a template
 is run from the node whose lineage supplies all of its observations. Several passes let a value produced by one
 tool fill another tool's observation, which is how multi-step prerequisites (sign in, then act) get exercised.
 
-Every call goes through a memo of invocations (:class:`~libra.induction.memo.MemoStore`, keyed by state,
+Every call goes through a memo of invocations (:class:`~libra.probing.memo.MemoStore`, keyed by state,
 tool and arguments). A build passes the store its exploration then uses, so the exploration takes checking's
 records instead of running those calls again (:attr:`CheckSummary.memo_keys`).
 """
@@ -19,20 +19,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .._io import atomic_write_json
-from ..catalog import Catalog, Tool
-from ..errors import ConfigError
-from ..induction.memo import MemoKey, MemoStore, memo_key
-from ..induction.nodes import Node, child, lineage
-from ..induction.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
-from ..runtime.base import InvocationRecord, Runtime, State
-from .model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from .text_values import is_empty_text
-from .offline import OfflineProposer, exclusive_repairs, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
-from ..schema import message_parameter, repair_literal
-from .outcome import classify, extract, rejection_message
-from .packed import packed_value
-from .validate import validate_contract
+from libra._util.io import atomic_write_json
+from libra.catalog import Catalog, Tool
+from libra.errors import ConfigError
+from libra.probing.memo import MemoKey, MemoStore, memo_key
+from libra.probing.nodes import Node, child, lineage
+from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
+from libra.runtime.base import InvocationRecord, Runtime, State
+from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
+from libra.contracts.text_values import is_empty_text
+from libra.contracts.offline.proposer import OfflineProposer, exclusive_repairs, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
+from libra.schema import message_parameter, repair_literal
+from libra.contracts.outcome import classify, extract, rejection_message
+from libra.contracts.packed import packed_value
+from libra.contracts.validate import validate_contract
 
 
 @runtime_checkable
@@ -303,7 +303,7 @@ class CheckSummary:
     per_tool: dict[str, ToolCheck] = field(default_factory=dict)
     contracts: dict[str, Contract] = field(default_factory=dict)
     # The memo keys of every call checking made (run or answered by the memo), in order: what an exploration
-    # over the same memo store takes over (:meth:`~libra.induction.engine.Engine.start`).
+    # over the same memo store takes over (:meth:`~libra.induction.explore.engine.Engine.start`).
     memo_keys: list[MemoKey] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -509,8 +509,8 @@ class _Checker:
         appear in later passes (a file another tool wrote) count too, so the outcome does not hinge on which
         tool happened to run first. Deterministic order: higher total fit, then bases as binding ranks them
         (shallowest, then oldest), within a base the best values, then one input at a time varied over its
-        other values, oldest first. The rule is :mod:`libra.induction.rebind`'s, shared with the exploration
-        (:meth:`libra.induction.engine.Engine._rebinds`); this method supplies checking's pool and name score.
+        other values, oldest first. The rule is :mod:`libra.probing.rebind`'s, shared with the exploration
+        (:meth:`libra.induction.explore.engine.Engine._rebinds`); this method supplies checking's pool and name score.
         """
         obs = template.observations
         binds0 = check.bindings or {}
@@ -693,7 +693,7 @@ class _Checker:
 
         Why: a template whose observations nothing produced runs with values its metadata suggests; when the
         tool rejects one for its form ("must start with '+' and country code") the message says how to fix it
-        (the paper's feedback loop, as :func:`~libra.contracts.offline.literal_repairs` does for literals).
+        (the paper's feedback loop, as :func:`~libra.contracts.offline.proposer.literal_repairs` does for literals).
         Without the repair the tool is never seen succeeding in checking, so its response is never observed and
         revision never exports what it returns (a message id).
         """

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import LibraError
-from .text_values import STRUCTURED_KINDS, TEXT_KINDS
+from libra.errors import LibraError
+from libra.contracts.text_values import STRUCTURED_KINDS, TEXT_KINDS
 
 CONTRACT_VERSION = "libra_contract_v1"
 #: The paper allows one initial proposal and at most two feedback-based revisions per tool.

@@ -209,7 +209,7 @@ def text_findings(text: str) -> list[tuple[str, str, list[str], str]]:
     An embedded JSON document (else a Python literal) is read field by field, its lists as ``[*]``; text that
     holds no structure offers its lines (two or more) and the identifier patterns it contains.
     """
-    from .offline import (
+    from libra.contracts.offline.proposer import (
         observed_leaves,  # the same generic leaf paths as structured outputs get
     )
 

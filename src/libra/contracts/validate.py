@@ -10,14 +10,14 @@ from typing import Any
 import jsonpath
 import jsonschema
 
-from ..catalog import Tool
-from .model import Contract
+from libra.catalog import Tool
+from libra.contracts.model import Contract
 
 
 @lru_cache(maxsize=1)
 def contract_schema() -> dict[str, Any]:
     """The JSON Schema of the contract document itself (shipped as package data)."""
-    text = resources.files(__package__).joinpath("contract.schema.json").read_text(encoding="utf-8")
+    text = resources.files("libra.library").joinpath("contract.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

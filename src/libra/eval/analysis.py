@@ -18,12 +18,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._io import atomic_write_bytes
-from ..benchmarks.base import Task
-from ..catalog import Catalog
-from ..retrieval.base import rank, ranks
-from ..retrieval.graph import PropagationGraph, propagate
-from .metrics import evaluate
+from libra._util.io import atomic_write_bytes
+from libra.benchmarks.base import Task
+from libra.catalog import Catalog
+from libra.retrieval.base import rank, ranks
+from libra.retrieval.graph import PropagationGraph, propagate
+from libra.eval.metrics import evaluate
 
 OUTCOMES = ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cutoff", "recovered")
 
@@ -180,7 +180,7 @@ def pyplot() -> Any:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ModuleNotFoundError:
-        from ..errors import MissingDependencyError
+        from libra.errors import MissingDependencyError
 
         raise MissingDependencyError("--plot needs matplotlib: pip install 'libra-tools[plot]'") from None
     return plt

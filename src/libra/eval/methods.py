@@ -2,7 +2,7 @@
 
 A method factory receives the benchmark and the evaluation options and returns a fitted retriever. The methods
 that need an executable library (``libra``, ``libra-hybrid``, ``schema-only``) are registered here too, over the
-library helpers of :mod:`libra.retrieval.graph_methods`: evaluation depends on retrieval, never the reverse, so
+library helpers of :mod:`libra.eval.libraries`: evaluation depends on retrieval, never the reverse, so
 the two modules import each other in one direction only.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..benchmarks.base import Benchmark
-from ..catalog import Catalog
-from ..errors import ConfigError
-from ..retrieval.documents import DEFAULT_DOCUMENT
+from libra.benchmarks.base import Benchmark
+from libra.catalog import Catalog
+from libra.errors import ConfigError
+from libra.retrieval.documents import DEFAULT_DOCUMENT
 
 
 @dataclass
@@ -25,7 +25,7 @@ class EvalOptions:
     library: str | None = None
     workers: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    llm: Any = None  # a libra.llm_client.ChatConfig: the endpoint of the LLM methods (None = not given)
+    llm: Any = None  # a libra.llm.client.ChatConfig: the endpoint of the LLM methods (None = not given)
 
 
 MethodFactory = Callable[[Benchmark, Catalog, EvalOptions], Any]
@@ -42,29 +42,29 @@ def register_method(name: str) -> Callable[[MethodFactory], MethodFactory]:
 
 @register_method("bm25")
 def _bm25(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
-    from ..retrieval.bm25 import BM25Retriever
+    from libra.retrieval.bm25 import BM25Retriever
 
     return BM25Retriever().fit(catalog)
 
 
 @register_method("dense")
 def _dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
-    from ..retrieval.dense import DenseRetriever
+    from libra.retrieval.dense import DenseRetriever
 
     return DenseRetriever(opts.embedder, document=opts.document).fit(catalog)
 
 
 @register_method("hybrid")
 def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
-    from ..retrieval.hybrid import bm25_dense
+    from libra.retrieval.hybrid import bm25_dense
 
     return bm25_dense(opts.embedder, opts.document).fit(catalog)
 
 
 def _graph_retriever(name: str, base: Any, edges_of: Callable[[Any], Any], bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Propagation (paper Algorithm 2) over ``base`` and the edges ``edges_of`` takes from the benchmark's library."""
-    from ..retrieval.graph import GraphRetriever
-    from ..retrieval.graph_methods import graph_options, obtain_library
+    from libra.retrieval.graph import GraphRetriever
+    from libra.eval.libraries import graph_options, obtain_library
 
     lib = obtain_library(bench, catalog, opts)
     return GraphRetriever(base, edges_of(lib), name=name, **graph_options(opts.extra)).fit(catalog)
@@ -73,8 +73,8 @@ def _graph_retriever(name: str, base: Any, edges_of: Callable[[Any], Any], bench
 @register_method("libra")
 def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense seeds + propagation over the library's retained relations."""
-    from ..retrieval.dense import DenseRetriever
-    from ..retrieval.graph_methods import library_edges
+    from libra.retrieval.dense import DenseRetriever
+    from libra.eval.libraries import library_edges
 
     return _graph_retriever("libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts)
 
@@ -82,8 +82,8 @@ def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 @register_method("libra-hybrid")
 def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """The same propagation over a hybrid base (reciprocal rank fusion of BM25 and dense)."""
-    from ..retrieval.graph_methods import library_edges
-    from ..retrieval.hybrid import bm25_dense
+    from libra.eval.libraries import library_edges
+    from libra.retrieval.hybrid import bm25_dense
 
     return _graph_retriever("libra-hybrid", bm25_dense(opts.embedder, opts.document), library_edges, bench, catalog, opts)
 
@@ -91,19 +91,19 @@ def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 @register_method("schema-only")
 def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Propagation over every schema-compatible candidate composition, before execution filtering (Table 4)."""
-    from ..retrieval.dense import DenseRetriever
-    from ..retrieval.graph_methods import candidate_edges
+    from libra.retrieval.dense import DenseRetriever
+    from libra.eval.libraries import candidate_edges
 
     return _graph_retriever("schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts)
 
 
-# -- the paper's LLM-built methods (libra.retrieval.llm_methods) --------------------------------------------------
+# -- the paper's LLM-built methods (libra.eval.baselines) --------------------------------------------------
 def _llm_run(name: str, opts: EvalOptions) -> Any:
     """A fresh run (own counters and fallbacks) on the configured endpoint; refuses at once without one."""
     from dataclasses import replace
 
-    from ..retrieval.llm_methods import ENABLE_HINT
-    from ..retrieval.llm_methods.common import LLMRun
+    from libra.eval.baselines import ENABLE_HINT
+    from libra.eval.baselines.common import LLMRun
 
     if opts.llm is None:
         raise ConfigError(f"method {name} {ENABLE_HINT}")
@@ -113,7 +113,7 @@ def _llm_run(name: str, opts: EvalOptions) -> Any:
 @register_method("toolrex")
 def _toolrex(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense retrieval over each tool's document plus an LLM-written, LLM-checked profile (ToolREX)."""
-    from ..retrieval.llm_methods.toolrex import ToolRexRetriever
+    from libra.eval.baselines.toolrex import ToolRexRetriever
 
     return ToolRexRetriever(_llm_run("toolrex", opts), opts.embedder, opts.document).fit(catalog)
 
@@ -121,7 +121,7 @@ def _toolrex(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 @register_method("tgr-adapt")
 def _tgr(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense retrieval over tool embeddings convolved along LLM-labelled dependencies (TGR-Adapt)."""
-    from ..retrieval.llm_methods.tgr import DEFAULT_NEIGHBOURS, TGRRetriever
+    from libra.eval.baselines.tgr import DEFAULT_NEIGHBOURS, TGRRetriever
 
     neighbours = int(opts.extra.get("tgr_neighbours", DEFAULT_NEIGHBOURS))
     return TGRRetriever(_llm_run("tgr-adapt", opts), opts.embedder, opts.document, neighbours).fit(catalog)
@@ -130,7 +130,7 @@ def _tgr(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 @register_method("ego-trip")
 def _ego_trip(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Tools of the ego graphs a dense search matches in an LLM-extracted knowledge graph (Ego-Trip)."""
-    from ..retrieval.llm_methods.egotrip import EgoTripRetriever
+    from libra.eval.baselines.egotrip import EgoTripRetriever
 
     return EgoTripRetriever(_llm_run("ego-trip", opts), opts.embedder, opts.document).fit(catalog)
 
@@ -141,8 +141,8 @@ DEFAULT_AGENT_BASE = "libra"
 @register_method("toolreagt")
 def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """A ReAct agent searching with ``tool_retriever`` backed by ``--base`` (default libra) for up to 10 turns."""
-    from ..retrieval.base import retrieve_names
-    from ..retrieval.llm_methods.toolreagt import MAX_ITERATIONS, ToolReAGtRetriever
+    from libra.retrieval.base import retrieve_names
+    from libra.eval.baselines.toolreagt import MAX_ITERATIONS, ToolReAGtRetriever
 
     run = _llm_run("toolreagt", opts)  # refuse before the base is built
     base_name = str(opts.extra.get("agent_base") or DEFAULT_AGENT_BASE)
@@ -154,7 +154,7 @@ def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 
 def check_agent_base(name: str) -> None:
     """The agent's retriever: any registered method except an agent itself."""
-    from ..retrieval.llm_methods import AGENTIC_METHODS
+    from libra.eval.baselines import AGENTIC_METHODS
 
     get_method(name)
     if name.strip().lower() in AGENTIC_METHODS:
@@ -163,7 +163,7 @@ def check_agent_base(name: str) -> None:
 
 def method_help() -> str:
     """The ``--method`` help: every method, the LLM ones with the line that says how to enable them."""
-    from ..retrieval.llm_methods import ENABLE_HINT, LLM_METHODS
+    from libra.eval.baselines import ENABLE_HINT, LLM_METHODS
 
     plain = [m for m in sorted(_METHODS) if m not in LLM_METHODS]
     return f"retrieval method (repeatable): {', '.join(plain)}; the LLM methods {', '.join(LLM_METHODS)} each {ENABLE_HINT}"

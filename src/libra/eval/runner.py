@@ -10,12 +10,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .._io import atomic_write_json, atomic_write_text
-from ..benchmarks.base import Benchmark, Task
-from ..catalog import Catalog
-from ..retrieval.base import retrieve_names
-from .methods import EvalOptions, get_method
-from .metrics import Scores, evaluate
+from libra._util.io import atomic_write_json, atomic_write_text
+from libra.benchmarks.base import Benchmark, Task
+from libra.catalog import Catalog
+from libra.retrieval.base import retrieve_names
+from libra.eval.methods import EvalOptions, get_method
+from libra.eval.metrics import Scores, evaluate
 
 
 @dataclass

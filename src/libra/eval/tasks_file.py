@@ -13,9 +13,9 @@ import difflib
 import json
 from pathlib import Path
 
-from ..benchmarks.base import Task
-from ..catalog import Catalog
-from ..errors import ConfigError
+from libra.benchmarks.base import Task
+from libra.catalog import Catalog
+from libra.errors import ConfigError
 
 
 def _line_task(path: Path, number: int, line: str, seen: set[str]) -> Task:

@@ -18,28 +18,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from .. import __version__
-from .._io import path_lock
-from ..benchmarks.base import Benchmark
-from ..catalog import Catalog
-from ..contracts.check import Proposer, check_contracts, get_proposer
-from ..library import FORMAT_VERSION, Library
-from ..retrieval.embedders import DEFAULT_EMBEDDER, get_embedder
-from ..retrieval.fields import FieldEncoder
-from ..runtime.heap import freeze_loaded, long_lived
-from .health import health_summary, rejection_messages, warn
-from .providers import no_relation_causes
-from .candidates import candidate_compositions, candidate_table
-from .engine import CHECKPOINT_VERSION, BuildConfig, Engine
-from .memo import MemoStore
-from .peak import PeakMemory
+from libra import __version__
+from libra._util.io import path_lock
+from libra.benchmarks.base import Benchmark
+from libra.catalog import Catalog
+from libra.contracts.check import Proposer, check_contracts, get_proposer
+from libra.library.artifact import FORMAT_VERSION, Library
+from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
+from libra.embeddings.fields import FieldEncoder
+from libra.runtime.workers.heap import freeze_loaded, long_lived
+from libra.induction.health import health_summary, rejection_messages, warn
+from libra.induction.providers import no_relation_causes
+from libra.induction.candidates import candidate_compositions, candidate_table
+from libra.induction.explore.engine import CHECKPOINT_VERSION, BuildConfig, Engine
+from libra.probing.memo import MemoStore
+from libra.induction.peak import PeakMemory
 
 
 @dataclass
 class BuildOptions:
     proposer: str | Proposer = "offline"
     workers: int | None = None  # worker processes; 0 = in-process (trusted runtimes only); None = CPU count
-    #: where tool calls run: "local", "ray" (a private local Ray) or "ray:ADDRESS" (see libra.runtime.ray_transport)
+    #: where tool calls run: "local", "ray" (a private local Ray) or "ray:ADDRESS" (see libra.runtime.workers.ray)
     executor: str = "local"
     embedder: str = DEFAULT_EMBEDDER
     config: BuildConfig = field(default_factory=BuildConfig)
@@ -58,7 +58,7 @@ def open_runtime(bench: Benchmark, workers: int | None) -> Any:
         rt = bench.runtime(isolated=False)
         if not getattr(rt, "trusted", False):
             rt.close()
-            from ..errors import ConfigError
+            from libra.errors import ConfigError
 
             raise ConfigError(f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run in-process: use --workers 1 or more")
         return rt
@@ -66,9 +66,9 @@ def open_runtime(bench: Benchmark, workers: int | None) -> Any:
 
 
 def executor_spec(text: str) -> Any:
-    """The :class:`~libra.runtime.ray_transport.ExecutorSpec` of ``text``; a bad one is a :class:`ConfigError`."""
-    from ..errors import ConfigError
-    from ..runtime.ray_transport import ExecutorSpec
+    """The :class:`~libra.runtime.workers.ray.ExecutorSpec` of ``text``; a bad one is a :class:`ConfigError`."""
+    from libra.errors import ConfigError
+    from libra.runtime.workers.ray import ExecutorSpec
 
     try:
         return ExecutorSpec.parse(text)
@@ -86,9 +86,9 @@ def executor_scope(spec: Any, workers: int | None) -> Iterator[tuple[int | None,
     if spec.kind == "local":
         yield workers, lambda: True
         return
-    from ..errors import ConfigError
-    from ..runtime.executor import transports_wrapped
-    from ..runtime.ray_transport import cluster_cpus, ray_session, ray_wrapper
+    from libra.errors import ConfigError
+    from libra.runtime.workers.executor import transports_wrapped
+    from libra.runtime.workers.ray import cluster_cpus, ray_session, ray_wrapper
 
     if workers == 0:
         raise ConfigError("--executor ray runs tools in sandboxed workers on Ray actors: use --workers 1 or more")
@@ -244,7 +244,7 @@ def build_library(
 ) -> Library:
     """Build (or resume building) the library of ``bench``; saves it to ``out`` when given.
 
-    Builds to the same ``out`` take turns (:func:`libra._io.path_lock`): two would otherwise share, and overwrite,
+    Builds to the same ``out`` take turns (:func:`libra._util.io.path_lock`): two would otherwise share, and overwrite,
     one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped early).
     """
     if out is None:
@@ -274,7 +274,7 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
     try:
         memo = open_memo(catalog, ckpt, opts.resume)
         if not went_remote():
-            from ..errors import ConfigError
+            from libra.errors import ConfigError
 
             raise ConfigError(f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it cannot run on {spec.kind}: use --executor local")
         if spec.kind != "local":
@@ -348,12 +348,12 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             "resumed": resumed,
             "workers": default_workers() if workers is None else workers,
             "executor": spec.kind,
-            # how tools were kept off the network (see libra.runtime.sandbox); in-process runtimes block nothing
+            # how tools were kept off the network (see libra.runtime.workers.sandbox); in-process runtimes block nothing
             "network_isolation": getattr(runtime, "network_isolation", "allowed"),
             # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk
             "peak_rss_mb": peak.to_dict(),
             "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
-            # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.lru)
+            # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.workers.lru)
             "parts_shipped": dict(getattr(runtime, "shipped", None) or {}),
             # workers replaced after a call timed out or crashed one (see worker_restarts): such a call's error
             # record may depend on the machine's load, not on the call, so a build that has any is not reproducible

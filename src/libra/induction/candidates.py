@@ -11,10 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
-from ..catalog import Catalog
-from ..contracts.model import Contract
-from ..contracts.offline import schema_type
-from ..library import Candidate, CandidateColumns, candidate_columns
+from libra.catalog import Catalog
+from libra.contracts.model import Contract
+from libra.contracts.offline.proposer import schema_type
+from libra.library.artifact import Candidate, CandidateColumns, candidate_columns
 
 # Which value types an input of a given type accepts. An integer is a valid number; the reverse is not true.
 _ACCEPTS: dict[str, frozenset[str]] = {

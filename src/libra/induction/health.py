@@ -13,7 +13,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from libra.induction.explore.engine import Engine
 
 
 def top_messages(messages: Iterable[str | None], n: int = 5, width: int = 120) -> list[list[Any]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from ..contracts.text_values import is_empty_text
+from libra.contracts.text_values import is_empty_text
 
 Outcome = Literal["success", "failure", "unmatched"]
 Decision = Literal["kept", "rejected", "inconclusive"]

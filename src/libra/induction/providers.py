@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..contracts.outcome import extract
-from .judges import is_empty
+from libra.contracts.outcome import extract
+from libra.induction.judges import is_empty
 
 if TYPE_CHECKING:
-    from .engine import Engine
+    from libra.induction.explore.engine import Engine
 
 #: The causes, in the order of Algorithm 1's steps (the first one that applies is a tool's cause).
 CAUSES = (

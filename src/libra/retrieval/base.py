@@ -11,7 +11,7 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ..catalog import Catalog
+from libra.catalog import Catalog
 
 
 @runtime_checkable

@@ -14,7 +14,7 @@ from typing import Sequence
 import bm25s
 import numpy as np
 
-from ..catalog import Catalog
+from libra.catalog import Catalog
 
 TOKEN_RE = re.compile(r"[A-Za-z0-9_]+")
 

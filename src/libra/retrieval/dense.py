@@ -12,9 +12,9 @@ from typing import Sequence
 
 import numpy as np
 
-from ..catalog import Catalog
-from .documents import DEFAULT_DOCUMENT, check_style, tool_document
-from .embedders import DEFAULT_EMBEDDER, Embedder, embed_cached, get_embedder
+from libra.catalog import Catalog
+from libra.retrieval.documents import DEFAULT_DOCUMENT, check_style, tool_document
+from libra.embeddings.embedders import DEFAULT_EMBEDDER, Embedder, embed_cached, get_embedder
 
 
 class DenseRetriever:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..catalog import Tool
-from ..errors import ConfigError
+from libra.catalog import Tool
+from libra.errors import ConfigError
 
 DOCUMENT_STYLES = ("text", "json")
 DEFAULT_DOCUMENT = "text"

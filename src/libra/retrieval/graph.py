@@ -29,8 +29,8 @@ from typing import Any, Iterable, Literal, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog
-from .base import rank
+from libra.catalog import Catalog
+from libra.retrieval.base import rank
 
 Selection = Literal["both", "field", "dense", "all"]
 SELECTIONS: tuple[str, ...] = ("both", "field", "dense", "all")

@@ -16,17 +16,17 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..catalog import Catalog
-from .base import ranks
+from libra.catalog import Catalog
+from libra.retrieval.base import ranks
 
 RRF_CONSTANT = 60
 
 
 def bm25_dense(embedder: str = "minilm", document: str | None = None) -> "HybridRetriever":
     """The hybrid every command means by ``hybrid``: BM25 and dense (unfitted)."""
-    from .bm25 import BM25Retriever
-    from .dense import DenseRetriever
-    from .documents import DEFAULT_DOCUMENT
+    from libra.retrieval.bm25 import BM25Retriever
+    from libra.retrieval.dense import DenseRetriever
+    from libra.retrieval.documents import DEFAULT_DOCUMENT
 
     return HybridRetriever([BM25Retriever(), DenseRetriever(embedder, document=document or DEFAULT_DOCUMENT)])
 

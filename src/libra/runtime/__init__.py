@@ -1,7 +1,7 @@
 """Executable back ends: the Runtime protocol, the generic Python-object runtime, and the executor that runs tools
 in sandboxed workers over a transport (isolated processes, another Python environment, or in-process)."""
 
-from .base import (
+from libra.runtime.base import (
     INVOCATION_RECORD_SCHEMA,
     STATUSES,
     InvocationRecord,
@@ -12,9 +12,9 @@ from .base import (
     UnknownToolError,
     to_jsonable,
 )
-from .executor import Channel, Executor, InProcessTransport, Transport
-from .isolation import IsolatedRuntime, ProcessTransport, WorkerPool
-from .python import PythonRuntime
+from libra.runtime.workers.executor import Channel, Executor, InProcessTransport, Transport
+from libra.runtime.workers.isolation import IsolatedRuntime, ProcessTransport, WorkerPool
+from libra.runtime.python.runtime import PythonRuntime
 
 __all__ = [
     "INVOCATION_RECORD_SCHEMA",

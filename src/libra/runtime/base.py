@@ -23,9 +23,9 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from ..catalog import Catalog
-from ..errors import LibraError
-from .guard import UnserializableOutput, to_jsonable  # noqa: F401 - the normaliser of outputs lives with the record cap
+from libra.catalog import Catalog
+from libra.errors import LibraError
+from libra.runtime.workers.guard import UnserializableOutput, to_jsonable  # noqa: F401 - the normaliser of outputs lives with the record cap
 
 Status = Literal["success", "rejected", "error"]
 STATUSES: tuple[str, ...] = ("success", "rejected", "error")
@@ -67,7 +67,7 @@ def json_type(value: Any) -> str:
 class InvocationRecord:
     """What one call did, in the normalized form outcome schemas are written against (paper rules 34-38).
 
-    ``diagnostics`` is what the worker's guard saw the call do beside its response (:mod:`libra.runtime.guard`):
+    ``diagnostics`` is what the worker's guard saw the call do beside its response (:mod:`libra.runtime.workers.guard`):
     ``stdout``/``stderr`` (printed text, cut) and ``restored`` (process-wide changes it undid); empty for a clean,
     silent call. It is not part of :meth:`to_dict`, the form contracts see, because it describes the sandbox, not
     the tool's response.

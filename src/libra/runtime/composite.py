@@ -17,8 +17,8 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
-from ..catalog import Catalog
-from .base import InvocationRecord, State, ToolRuntimeError, UnknownToolError
+from libra.catalog import Catalog
+from libra.runtime.base import InvocationRecord, State, ToolRuntimeError, UnknownToolError
 
 
 def joint_state(states: Sequence[State]) -> State:
@@ -87,13 +87,13 @@ class CompositeRuntime:
 
     @property
     def network_isolation(self) -> str:
-        from . import sandbox
+        from libra.runtime.workers import sandbox
 
         return sandbox.weakest(getattr(rt, "network_isolation", sandbox.ALLOWED) for rt in self.runtimes)
 
     @property
     def hint_conflicts(self) -> dict[str, str]:
-        """Each side's record of author hints its tools contradicted (see :class:`~libra.runtime.mcp.McpRuntime`)."""
+        """Each side's record of author hints its tools contradicted (see :class:`~libra.runtime.mcp.runtime.McpRuntime`)."""
         out: dict[str, str] = {}
         for rt in self.runtimes:
             out.update(getattr(rt, "hint_conflicts", None) or {})

@@ -1,0 +1,1 @@
+"""Small helpers with no knowledge of tools: atomic files, the cache folder, interrupts, lazy exports."""

@@ -1,0 +1,6 @@
+"""The appworld benchmark's adapter: its catalog, tasks, runtime and the paper's figures (see :mod:`.adapter`)."""
+
+from libra._util.lazy import exports
+
+__all__ = ["AppWorldBenchmark"]
+__getattr__, __dir__ = exports(__name__, {"AppWorldBenchmark": ".adapter"})

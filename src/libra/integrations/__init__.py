@@ -1,0 +1,1 @@
+"""libra inside other agent frameworks (langgraph-bigtool)."""

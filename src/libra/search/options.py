@@ -1,0 +1,41 @@
+"""How a :class:`~libra.search.searcher.Searcher` ranks, in a module free of numpy: ``libra serve`` names the cached
+search index of these options before anything heavy loads (see :mod:`libra.search.index_key`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from libra.errors import ConfigError
+from libra.retrieval.documents import DEFAULT_DOCUMENT
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    """How a :class:`~libra.search.searcher.Searcher` ranks: the same knobs as ``libra retrieve`` (see its ``--help``)."""
+
+    base: str = "dense"
+    embedder: str = "minilm"
+    document: str = DEFAULT_DOCUMENT
+    ks: int = 15
+    selection: str = "both"
+    hops: int = 1
+    score_space: str = "probability"
+    temperature: float | None = None
+
+    def check(self) -> SearchOptions:
+        """Refuse a bad option before anything loads."""
+        from libra.retrieval.named import check_base
+        from libra.retrieval.documents import check_style
+        from libra.embeddings.embedders import parse_embedder
+        from libra.retrieval.graph import SCORE_SPACES, SELECTIONS
+
+        check_base(self.base)
+        parse_embedder(self.embedder)
+        check_style(self.document)
+        for name, value, allowed in (("selection", self.selection, SELECTIONS), ("score_space", self.score_space, SCORE_SPACES)):
+            if value not in allowed:
+                raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        for name, n in (("ks", self.ks), ("hops", self.hops)):
+            if not isinstance(n, int) or n < 1:
+                raise ConfigError(f"{name} must be a positive integer, got {n!r}")
+        return self

@@ -1,0 +1,13 @@
+"""What a build takes as input: a set of tools with their runtime and starting state.
+
+Python modules and classes (:mod:`.python`), MCP servers (:mod:`.mcp`), both at once, or a project file naming
+them (:mod:`.project`). A benchmark is one of these plus tasks.
+"""
+
+from libra._util.lazy import exports
+
+__all__ = ["McpSource", "ToolSpec", "ToolsBenchmark", "load_project", "parse_spec"]
+__getattr__, __dir__ = exports(
+    __name__,
+    {"McpSource": ".mcp", "ToolSpec": ".python", "parse_spec": ".python", "ToolsBenchmark": ".user", "load_project": ".project"},
+)
