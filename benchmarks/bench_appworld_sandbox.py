@@ -18,7 +18,12 @@ def main() -> None:
     python = appworld_env.require_env()
     server = ROOT / "src" / "libra" / "benchmarks" / "appworld_server.py"
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    proc = subprocess.run([str(python), "-I", "-W", "ignore", str(server), "bench", str(n)], env=appworld_env.appworld_env_vars(), capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(python), "-I", "-W", "ignore", str(server), "bench", str(n)],
+        env=appworld_env.appworld_env_vars(),
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         sys.exit(f"the AppWorld sandbox benchmark failed: {proc.stderr.strip()[-500:]}")
     timings = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -39,9 +39,30 @@ EXPECTED = {
     ],
 }
 PAPER = {
-    "bfcl": {"tools": 128, "candidates": 12762, "value_relations": 595, "state_relations": 77, "wall": "4:28", "cpus": 96},
-    "scitooleval": {"tools": 477, "candidates": 163608, "value_relations": 732, "state_relations": 0, "wall": "20:45", "cpus": 96},
-    "appworld": {"tools": 473, "candidates": 581690, "value_relations": 1946, "state_relations": 0, "wall": "260:40", "cpus": 96},
+    "bfcl": {
+        "tools": 128,
+        "candidates": 12762,
+        "value_relations": 595,
+        "state_relations": 77,
+        "wall": "4:28",
+        "cpus": 96,
+    },
+    "scitooleval": {
+        "tools": 477,
+        "candidates": 163608,
+        "value_relations": 732,
+        "state_relations": 0,
+        "wall": "20:45",
+        "cpus": 96,
+    },
+    "appworld": {
+        "tools": 473,
+        "candidates": 581690,
+        "value_relations": 1946,
+        "state_relations": 0,
+        "wall": "260:40",
+        "cpus": 96,
+    },
 }
 
 
@@ -49,7 +70,14 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("benchmark", nargs="?", default="bfcl")
     ap.add_argument("--workers", type=int, default=None)
-    ap.add_argument("--existing", action="store_true", help="record the library already built at the default path instead of building it (its own build statistics are kept; the process wall time is not re-measured)")
+    ap.add_argument(
+        "--existing",
+        action="store_true",
+        help=(
+            "record the library already built at the default path instead of building it (its own build "
+            "statistics are kept; the process wall time is not re-measured)"
+        ),
+    )
     args = ap.parse_args()
     from libra.benchmarks.registry import get_benchmark
     from libra.eval.libraries import default_library_path
@@ -80,13 +108,23 @@ def main() -> None:
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             if proc.returncode != 0:
                 sys.exit(f"libra build failed: {proc.stderr.strip()}")
-        subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True
+        )
         data = json.load(open(show))
     edges = data["edges"]
     found = []
     for p, c, kind in EXPECTED.get(args.benchmark, []):
         kinds = sorted({e["kind"] for e in edges if e["provider"] == p and e["consumer"] == c})
-        found.append({"provider": p, "consumer": c, "expected_kind": kind, "found_kinds": kinds, "ok": bool(kinds) and (kind is None or kind in kinds)})
+        found.append(
+            {
+                "provider": p,
+                "consumer": c,
+                "expected_kind": kind,
+                "found_kinds": kinds,
+                "ok": bool(kinds) and (kind is None or kind in kinds),
+            }
+        )
     stats = data["stats"]
     # Peak resident memory: the build's own figures (caller, largest worker, sampled total; see
     # libra.induction.peak), and the largest process this script waited for, measured by the kernel.
@@ -109,10 +147,18 @@ def main() -> None:
         "target_wall_seconds": {"bfcl": 60, "scitooleval": 600, "appworld": 3600}.get(args.benchmark),
     }
     path = save(f"build-{args.benchmark}", payload)
-    print(f"{args.benchmark}: {stats['tools']} tools, {stats['candidate_compositions']:,} candidates, "
-          f"{stats['value_relations']} value + {stats['state_relations']} state relations, wall {stats['wall_seconds']:.1f}s -> {path}")
+    print(
+        f"{args.benchmark}: {stats['tools']} tools, {stats['candidate_compositions']:,} candidates, "
+        f"{stats['value_relations']} value + {stats['state_relations']} state relations, wall "
+        f"{stats['wall_seconds']:.1f}s -> {path}"
+    )
     if peak:
-        print(f"  peak resident memory: caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} MB, total {peak['total']:.0f} MB")
+        print(
+            (
+                f"  peak resident memory: caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} "
+                f"MB, total {peak['total']:.0f} MB"
+            )
+        )
     for f in found:
         print(f"  {'ok ' if f['ok'] else 'MISSING'} {f['provider']} -> {f['consumer']} {f['found_kinds']}")
 

@@ -69,16 +69,20 @@ def child(report: str, argv: list[str]) -> None:
     wall = time.perf_counter() - t0
     me = resource.getrusage(resource.RUSAGE_SELF)
     main_thread = resource.getrusage(resource.RUSAGE_THREAD)
-    Path(report).write_text(json.dumps({
-        "exit_status": code,
-        "process_wall_seconds": round(wall, 1),
-        # the main thread is the engine; the process total adds the embedder's threads and this script's watcher
-        "caller_cpu_seconds": round(main_thread.ru_utime + main_thread.ru_stime, 1),
-        "caller_process_cpu_seconds": round(me.ru_utime + me.ru_stime, 1),
-        "worker_cpu_seconds": round(sum(seen.values()), 1),
-        "worker_processes": len(seen),
-        "caller_max_rss_mb": round(me.ru_maxrss / 1024, 1),
-    }))
+    Path(report).write_text(
+        json.dumps(
+            {
+                "exit_status": code,
+                "process_wall_seconds": round(wall, 1),
+                # the main thread is the engine; the process total adds the embedder's threads and this script's watcher
+                "caller_cpu_seconds": round(main_thread.ru_utime + main_thread.ru_stime, 1),
+                "caller_process_cpu_seconds": round(me.ru_utime + me.ru_stime, 1),
+                "worker_cpu_seconds": round(sum(seen.values()), 1),
+                "worker_processes": len(seen),
+                "caller_max_rss_mb": round(me.ru_maxrss / 1024, 1),
+            }
+        )
+    )
 
 
 def main() -> None:
@@ -86,7 +90,9 @@ def main() -> None:
     ap.add_argument("benchmark", nargs="?", default="bfcl")
     ap.add_argument("--max-calls", type=int, default=None)
     ap.add_argument("--workers", type=int, default=None)
-    ap.add_argument("--keep", metavar="PATH", default=None, help="also keep the library built at PATH (to compare relations)")
+    ap.add_argument(
+        "--keep", metavar="PATH", default=None, help="also keep the library built at PATH (to compare relations)"
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="libra-bench-cpu-") as tmp:
         out, report, show = (os.path.join(tmp, n) for n in ("lib.json.gz", "cpu.json", "show.json"))
@@ -100,7 +106,9 @@ def main() -> None:
         cpu = json.loads(Path(report).read_text())
         if cpu["exit_status"] != 0:
             sys.exit(f"libra build failed with status {cpu['exit_status']}")
-        subprocess.run([sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True, env=env)
+        subprocess.run(
+            [sys.executable, "-m", "libra.cli", "show", out, "--json", show], check=True, capture_output=True, env=env
+        )
         stats = json.loads(Path(show).read_text())["stats"]
         if args.keep:
             shutil.copyfile(out, args.keep)
@@ -116,7 +124,12 @@ def main() -> None:
     }
     name = f"build-cpu-{args.benchmark}" + (f"-{args.max_calls}" if args.max_calls else "")
     path = save(name, payload)
-    print(f"{args.benchmark}: {calls:,} calls, caller {cpu['caller_cpu_seconds']:.0f} s CPU, workers {cpu['worker_cpu_seconds']:.0f} s CPU, wall {cpu['process_wall_seconds']:.0f} s -> {path}")
+    print(
+        (
+            f"{args.benchmark}: {calls:,} calls, caller {cpu['caller_cpu_seconds']:.0f} s CPU, workers "
+            f"{cpu['worker_cpu_seconds']:.0f} s CPU, wall {cpu['process_wall_seconds']:.0f} s -> {path}"
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,16 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
     base, _space = propagation_scores(dense, dense.score([t.query for t in tasks]))
     bd = recovery_breakdown(PropagationGraph.build(catalog, library_edges(lib)), catalog, tasks, base, k)
     stats = lib.stats
-    return {"benchmark": name, "credit": credit, "k": k, "value_relations": stats.get("value_relations"), "state_relations": stats.get("state_relations"),
-            "build_s": round(build_s, 1), **rows, "table3": bd.to_dict()}
+    return {
+        "benchmark": name,
+        "credit": credit,
+        "k": k,
+        "value_relations": stats.get("value_relations"),
+        "state_relations": stats.get("state_relations"),
+        "build_s": round(build_s, 1),
+        **rows,
+        "table3": bd.to_dict(),
+    }
 
 
 def _suite_row(credit: str) -> dict:
@@ -70,7 +78,14 @@ def _suite_row(credit: str) -> dict:
         hit += s["excluded_hit"]
         total += s["relations_total"]
         hits += [[name, *h] for h in s["excluded_relations_found"]]
-    return {"credit": credit, "designed": designed, "found": found, "excluded_hit": hit, "relations_total": total, "excluded_relations_found": hits}
+    return {
+        "credit": credit,
+        "designed": designed,
+        "found": found,
+        "excluded_hit": hit,
+        "relations_total": total,
+        "excluded_relations_found": hits,
+    }
 
 
 def main(argv: list[str]) -> None:
@@ -82,8 +97,12 @@ def main(argv: list[str]) -> None:
                 row = _benchmark_row(name, credit, Path(tmp))
                 rows.append(row)
                 pct = row["table3"]["percent"]
-                print(f"{name:<12} {credit:<7} value {row['value_relations']:>5} state {row['state_relations']:>4}  dense {row['dense']['recall']:.1f}/{row['dense']['ndcg']:.1f}"
-                      f"  libra {row['libra']['recall']:.1f}/{row['libra']['ndcg']:.1f}  no edge {pct['no_edge']:.1f}%")
+                print(
+                    f"{name:<12} {credit:<7} value {row['value_relations']:>5} state "
+                    f"{row['state_relations']:>4}  dense "
+                    f"{row['dense']['recall']:.1f}/{row['dense']['ndcg']:.1f}"
+                    f"  libra {row['libra']['recall']:.1f}/{row['libra']['ndcg']:.1f}  no edge {pct['no_edge']:.1f}%"
+                )
     for credit in CREDITS:
         s = _suite_row(credit)
         suite.append(s)

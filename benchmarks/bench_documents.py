@@ -46,8 +46,13 @@ def main(benches: list[str]) -> None:
             }
             rows.append(row)
             d, g = row["dense"], row["libra"]
-            print(f"{name}@{row['k']} {style:<4} at window {row['tools_at_window']:>3}/{row['tools']}  dense R {d['recall']:.1f} NDCG {d['ndcg']:.1f}  "
-                  f"libra R {g['recall']:.1f} NDCG {g['ndcg']:.1f}  margin {g['recall'] - d['recall']:+.1f} / {g['ndcg'] - d['ndcg']:+.1f}", flush=True)
+            print(
+                f"{name}@{row['k']} {style:<4} at window {row['tools_at_window']:>3}/{row['tools']}  dense R "
+                f"{d['recall']:.1f} NDCG {d['ndcg']:.1f}  "
+                f"libra R {g['recall']:.1f} NDCG {g['ndcg']:.1f}  margin {g['recall'] - d['recall']:+.1f} / "
+                f"{g['ndcg'] - d['ndcg']:+.1f}",
+                flush=True,
+            )
     path = save("documents", {"embedder": emb.model_id, "window_tokens": window, "rows": rows})
     print(f"-> {path}")
 

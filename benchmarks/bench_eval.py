@@ -18,7 +18,19 @@ from _common import save
 
 def run(cache: str, out_json: str) -> float:
     env = dict(os.environ, LIBRA_CACHE_DIR=cache, HF_HUB_OFFLINE="1")
-    cmd = [sys.executable, "-m", "libra.cli", "eval", "bfcl", "--method", "bm25", "--method", "dense", "--json", out_json]
+    cmd = [
+        sys.executable,
+        "-m",
+        "libra.cli",
+        "eval",
+        "bfcl",
+        "--method",
+        "bm25",
+        "--method",
+        "dense",
+        "--json",
+        out_json,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     dt = time.perf_counter() - t0

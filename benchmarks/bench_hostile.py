@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
 
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--embedder", default=DEFAULT_EMBEDDER, help="the build's embedder (loading it is most of the caller's memory)")
+    ap.add_argument(
+        "--embedder", default=DEFAULT_EMBEDDER, help="the build's embedder (loading it is most of the caller's memory)"
+    )
     opts = ap.parse_args(argv)
 
     from tests.fixtures import hostile_tools
@@ -47,14 +49,23 @@ def main(argv: list[str] | None = None) -> int:
     get_embedder(opts.embedder).embed(["warm up"])  # load the model before the baseline is read
     before = peak_mb()
     t0 = time.perf_counter()
-    lib = build_library(CatalogBenchmark(hostile_tools), None, BuildOptions(workers=opts.workers, embedder=opts.embedder, progress=False))
+    lib = build_library(
+        CatalogBenchmark(hostile_tools),
+        None,
+        BuildOptions(workers=opts.workers, embedder=opts.embedder, progress=False),
+    )
     build_s = time.perf_counter() - t0
     after = peak_mb()
     relations = sorted({(r.provider, r.consumer, r.kind) for r in lib.relations})
     found = any((p, c) == EXPECTED for p, c, _ in relations)
     result = {
         "benchmark": "build over hostile tools",
-        "settings": {"workers": opts.workers, "embedder": opts.embedder, "catalog": "tests/fixtures/hostile_tools.py", "tools": len(lib.catalog)},
+        "settings": {
+            "workers": opts.workers,
+            "embedder": opts.embedder,
+            "catalog": "tests/fixtures/hostile_tools.py",
+            "tools": len(lib.catalog),
+        },
         "build_s": round(build_s, 2),
         "relation_found": found,
         "relations": [list(r) for r in relations],
@@ -64,7 +75,12 @@ def main(argv: list[str] | None = None) -> int:
         "engine": {k: lib.stats["engine"][k] for k in ("executed_calls",) if k in lib.stats.get("engine", {})},
     }
     path = save("hostile", result)
-    print(f"build of {len(lib.catalog)} tools finished in {build_s:.1f}s; {len(relations)} relations; {EXPECTED[0]} -> {EXPECTED[1]}: {'found' if found else 'MISSING'}")
+    print(
+        (
+            f"build of {len(lib.catalog)} tools finished in {build_s:.1f}s; {len(relations)} relations; "
+            f"{EXPECTED[0]} -> {EXPECTED[1]}: {'found' if found else 'MISSING'}"
+        )
+    )
     print(f"caller peak RSS {after:.0f} MB (before the build {before:.0f} MB; limit {LIMIT_MB} MB); wrote {path}")
     return 0 if found and after < LIMIT_MB else 1
 

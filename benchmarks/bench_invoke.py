@@ -73,7 +73,16 @@ def main(argv: list[str] | None = None) -> int:
         calls = _mix(opts.calls, writes)
         _rate(inproc, calls[:200], batched=False)  # warm-up
         rate, statuses = _rate(inproc, calls, batched=False)
-        rows.append({"mode": "in-process (trusted)", "mix": mix_name, "workers": 0, "calls": len(calls), "calls_per_s": round(rate, 1), "statuses": statuses})
+        rows.append(
+            {
+                "mode": "in-process (trusted)",
+                "mix": mix_name,
+                "workers": 0,
+                "calls": len(calls),
+                "calls_per_s": round(rate, 1),
+                "statuses": statuses,
+            }
+        )
     inproc.close()
 
     t0 = time.perf_counter()
@@ -86,14 +95,16 @@ def main(argv: list[str] | None = None) -> int:
             iso.invoke_many([(iso.fresh(), t, a) for t, a in calls[:200]])  # warm-up: workers cache the fresh state
             for batched in (True, False):
                 rate, statuses = _rate(iso, calls if batched else calls[: max(1, len(calls) // 3)], batched=batched)
-                rows.append({
-                    "mode": "isolated, invoke_many" if batched else "isolated, invoke (one at a time)",
-                    "mix": mix_name,
-                    "workers": opts.workers,
-                    "calls": len(calls) if batched else max(1, len(calls) // 3),
-                    "calls_per_s": round(rate, 1),
-                    "statuses": statuses,
-                })
+                rows.append(
+                    {
+                        "mode": "isolated, invoke_many" if batched else "isolated, invoke (one at a time)",
+                        "mix": mix_name,
+                        "workers": opts.workers,
+                        "calls": len(calls) if batched else max(1, len(calls) // 3),
+                        "calls_per_s": round(rate, 1),
+                        "statuses": statuses,
+                    }
+                )
     finally:
         iso.close()
 

@@ -18,8 +18,25 @@ from libra.contracts.llm.stub_server import OfflineResponder, OpenAIStubServer
 
 
 def build(url: str, cache: str, out: str, bench: str) -> dict:
-    cmd = [sys.executable, "-m", "libra.cli", "build", bench, "--proposer", "llm", "--llm-base-url", url, "--llm-model", "stub-contracts",
-           "--llm-cache", cache, "--out", out, "--quiet", "--no-resume"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "libra.cli",
+        "build",
+        bench,
+        "--proposer",
+        "llm",
+        "--llm-base-url",
+        url,
+        "--llm-model",
+        "stub-contracts",
+        "--llm-cache",
+        cache,
+        "--out",
+        out,
+        "--quiet",
+        "--no-resume",
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         sys.exit(f"build failed: {proc.stderr.strip()}")
@@ -43,13 +60,26 @@ def main() -> None:
     payload = {
         "benchmark": bench,
         "tools": tools,
-        "first_build": {"http_requests": served_first, "proposer": first["stats"].get("proposer"), "relations": first["stats"]["relations"]},
-        "second_build": {"http_requests": served_second, "proposer": second["stats"].get("proposer"), "relations": second["stats"]["relations"]},
+        "first_build": {
+            "http_requests": served_first,
+            "proposer": first["stats"].get("proposer"),
+            "relations": first["stats"]["relations"],
+        },
+        "second_build": {
+            "http_requests": served_second,
+            "proposer": second["stats"].get("proposer"),
+            "relations": second["stats"]["relations"],
+        },
         "max_calls_allowed": 3 * tools,
         "same_edges": first["edges"] == second["edges"],
     }
     path = save(f"llm-{bench}", payload)
-    print(f"{bench}: first build {served_first} chat requests (limit {3 * tools}), second build {served_second}; same edges: {payload['same_edges']} -> {path}")
+    print(
+        (
+            f"{bench}: first build {served_first} chat requests (limit {3 * tools}), second build "
+            f"{served_second}; same edges: {payload['same_edges']} -> {path}"
+        )
+    )
 
 
 if __name__ == "__main__":

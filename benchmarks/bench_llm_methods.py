@@ -36,8 +36,23 @@ OTHER = ("appworld", "scitooleval")
 
 
 def run_eval(url: str, cache: str, out: str, bench: str, method: str) -> tuple[dict, float]:
-    cmd = [sys.executable, "-m", "libra.cli", "eval", bench, "--method", method, "--llm-base-url", url, "--llm-model", "stub-methods",
-           "--llm-cache", cache, "--json", out]
+    cmd = [
+        sys.executable,
+        "-m",
+        "libra.cli",
+        "eval",
+        bench,
+        "--method",
+        method,
+        "--llm-base-url",
+        url,
+        "--llm-model",
+        "stub-methods",
+        "--llm-cache",
+        cache,
+        "--json",
+        out,
+    ]
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.perf_counter() - t0
@@ -51,7 +66,11 @@ def expected(n_tools: int, n_tasks: int) -> dict:
         "tools": n_tools,
         "tasks": n_tasks,
         "toolrex": {"min": 2 * n_tools, "max": 3 * n_tools},
-        "tgr-adapt": {"max_neighbour_pairs": expected_pairs(n_tools, DEFAULT_NEIGHBOURS), "all_pairs": expected_pairs(n_tools, 0), "neighbours": DEFAULT_NEIGHBOURS},
+        "tgr-adapt": {
+            "max_neighbour_pairs": expected_pairs(n_tools, DEFAULT_NEIGHBOURS),
+            "all_pairs": expected_pairs(n_tools, 0),
+            "neighbours": DEFAULT_NEIGHBOURS,
+        },
         "ego-trip": n_tools,
         "toolreagt": {"max_per_task": MAX_ITERATIONS, "max_total": MAX_ITERATIONS * n_tasks},
     }
@@ -88,7 +107,19 @@ def main() -> None:
                     "wall_seconds": round(wall, 2),
                     "llm": first["llm"],
                     "fallbacks": first["fallbacks"],
-                    **{k: first[k] for k in ("pairs_labelled", "dependency_edges", "triples", "profiles", "turns_per_task", "searches_per_task", "base") if k in first},
+                    **{
+                        k: first[k]
+                        for k in (
+                            "pairs_labelled",
+                            "dependency_edges",
+                            "triples",
+                            "profiles",
+                            "turns_per_task",
+                            "searches_per_task",
+                            "base",
+                        )
+                        if k in first
+                    },
                     "rerun_http_requests": server.count - before,
                     "rerun_wall_seconds": round(wall2, 2),
                 }
@@ -101,7 +132,10 @@ def main() -> None:
         "tasks": len(tasks),
         "endpoint": "scripted stub (libra.eval.baselines.scripted): costs only, no retrieval quality",
         "methods": rows,
-        "expected_calls": {bench: expected(len(catalog), len(tasks)), **{o: expected(*s) for o in OTHER if (s := sizes(o))}},
+        "expected_calls": {
+            bench: expected(len(catalog), len(tasks)),
+            **{o: expected(*s) for o in OTHER if (s := sizes(o))},
+        },
     }
     path = save(f"llm-methods-{bench}", payload)
     print(f"-> {path}")

@@ -54,9 +54,24 @@ def template() -> Path:
 def servers(restart_git: bool = False) -> list[dict]:
     npm, pypi = npm_servers_bin(), pypi_servers_bin()
     return [
-        {"name": "fs", "command": str(npm / "mcp-server-filesystem"), "args": ["{sandbox}"], "restart_on_restore": False},
-        {"name": "git", "command": str(pypi / "mcp-server-git"), "args": ["--repository", "{sandbox}/repo"], "restart_on_restore": restart_git},
-        {"name": "memory", "command": str(npm / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": "{sandbox}/memory.jsonl"}, "restart_on_restore": False},
+        {
+            "name": "fs",
+            "command": str(npm / "mcp-server-filesystem"),
+            "args": ["{sandbox}"],
+            "restart_on_restore": False,
+        },
+        {
+            "name": "git",
+            "command": str(pypi / "mcp-server-git"),
+            "args": ["--repository", "{sandbox}/repo"],
+            "restart_on_restore": restart_git,
+        },
+        {
+            "name": "memory",
+            "command": str(npm / "mcp-server-memory"),
+            "env": {"MEMORY_FILE_PATH": "{sandbox}/memory.jsonl"},
+            "restart_on_restore": False,
+        },
         {"name": "time", "command": str(pypi / "mcp-server-time"), "restart_on_restore": False},
     ]
 
@@ -77,7 +92,12 @@ def alternate_sessions(notes: dict, parked: int, n: int) -> tuple[float, float]:
         token_a = rec.output["access_token"]
         rec, bob = rt.invoke(fresh, "notes.sign_in", {"username": "bob", "password": "builder"})
         token_b = rec.output["access_token"]
-        ms = per_call(lambda i: rt.invoke(alice if i % 2 else bob, "notes.whoami", {"access_token": token_a if i % 2 else token_b, "_n": i}), n)
+        ms = per_call(
+            lambda i: rt.invoke(
+                alice if i % 2 else bob, "notes.whoami", {"access_token": token_a if i % 2 else token_b, "_n": i}
+            ),
+            n,
+        )
         return ms, rt.stats["replayed_calls"]
     finally:
         rt.close()
@@ -102,10 +122,23 @@ def main() -> None:
             out["start_ms"][name] = round(statistics.median(times), 1)
         sb = rt.sandbox.path
         fresh = rt.fresh()
-        out["call_ms"]["fs.read_text_file"] = per_call(lambda i: rt.invoke(fresh, "fs.read_text_file", {"path": f"{sb}/repo/README.md", "head": i + 1}), n)
-        out["call_ms"]["git.git_log"] = per_call(lambda i: rt.invoke(fresh, "git.git_log", {"repo_path": f"{sb}/repo", "max_count": i + 1}), n)
-        out["call_ms"]["memory.search_nodes"] = per_call(lambda i: rt.invoke(fresh, "memory.search_nodes", {"query": f"q{i}"}), n)
-        out["call_ms"]["time.convert_time"] = per_call(lambda i: rt.invoke(fresh, "time.convert_time", {"source_timezone": "UTC", "time": f"{i % 24:02d}:00", "target_timezone": "Europe/Paris"}), n)
+        out["call_ms"]["fs.read_text_file"] = per_call(
+            lambda i: rt.invoke(fresh, "fs.read_text_file", {"path": f"{sb}/repo/README.md", "head": i + 1}), n
+        )
+        out["call_ms"]["git.git_log"] = per_call(
+            lambda i: rt.invoke(fresh, "git.git_log", {"repo_path": f"{sb}/repo", "max_count": i + 1}), n
+        )
+        out["call_ms"]["memory.search_nodes"] = per_call(
+            lambda i: rt.invoke(fresh, "memory.search_nodes", {"query": f"q{i}"}), n
+        )
+        out["call_ms"]["time.convert_time"] = per_call(
+            lambda i: rt.invoke(
+                fresh,
+                "time.convert_time",
+                {"source_timezone": "UTC", "time": f"{i % 24:02d}:00", "target_timezone": "Europe/Paris"},
+            ),
+            n,
+        )
         cur = [fresh]
 
         def write(i: int) -> None:
@@ -113,7 +146,12 @@ def main() -> None:
 
         out["call_ms"]["fs.write_file (chained)"] = per_call(write, n)
         _, other = rt.invoke(fresh, "fs.write_file", {"path": f"{sb}/other.txt", "content": "x\n"})
-        out["alternate_ms"]["fs.read_text_file"] = per_call(lambda i: rt.invoke(other if i % 2 else fresh, "fs.read_text_file", {"path": f"{sb}/repo/README.md", "head": 100 + i}), n)
+        out["alternate_ms"]["fs.read_text_file"] = per_call(
+            lambda i: rt.invoke(
+                other if i % 2 else fresh, "fs.read_text_file", {"path": f"{sb}/repo/README.md", "head": 100 + i}
+            ),
+            n,
+        )
         out["restore_ms_median"] = round(statistics.median(rt.timings["restore_ms"]), 2)
     finally:
         rt.close()
@@ -122,20 +160,39 @@ def main() -> None:
         sb = rt.sandbox.path
         fresh = rt.fresh()
         _, other = rt.invoke(fresh, "fs.write_file", {"path": f"{sb}/repo/other.txt", "content": "x\n"})
-        out["alternate_ms"]["git.git_status (git-restart)"] = per_call(lambda i: rt.invoke(other if i % 2 else fresh, "git.git_status", {"repo_path": f"{sb}/repo", "_n": i}), max(4, n // 4))
+        out["alternate_ms"]["git.git_status (git-restart)"] = per_call(
+            lambda i: rt.invoke(other if i % 2 else fresh, "git.git_status", {"repo_path": f"{sb}/repo", "_n": i}),
+            max(4, n // 4),
+        )
     finally:
         rt.close()
-    notes = {"name": "notes", "command": sys.executable, "args": [str(HERE / "signin_server.py")], "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process"}
+    notes = {
+        "name": "notes",
+        "command": sys.executable,
+        "args": [str(HERE / "signin_server.py")],
+        "env": {"NOTES_DIR": "{sandbox}/notes"},
+        "state": "process",
+    }
     for parked, key in ((3, "parked"), (0, "parked_per_server=0")):
-        out["replay_ms"][f"notes.whoami ({key})"], out["replay_ms"][f"replayed calls ({key})"] = alternate_sessions(notes, parked, max(4, n // 4))
+        out["replay_ms"][f"notes.whoami ({key})"], out["replay_ms"][f"replayed calls ({key})"] = alternate_sessions(
+            notes, parked, max(4, n // 4)
+        )
     source = McpSource(servers()[:2], tpl, name="fsgit", fixtures={"repo_path": "{sandbox}/repo"})
     t0 = time.perf_counter()
     lib = build_library(source, None, BuildOptions(workers=0, progress=False))
     out["build_s"] = round(time.perf_counter() - t0, 1)
-    out["build"] = {"tools": lib.stats["tools"], "relations": lib.stats["relations"], "executed_calls": lib.stats["engine"].get("executed_calls"), "memo_hits": lib.stats["engine"].get("memo_hits")}
+    out["build"] = {
+        "tools": lib.stats["tools"],
+        "relations": lib.stats["relations"],
+        "executed_calls": lib.stats["engine"].get("executed_calls"),
+        "memo_hits": lib.stats["engine"].get("memo_hits"),
+    }
     out["build_restores"] = sum(rt.stats["restores"] for rt in source.opened)
     print(out)
-    save("mcp", {"benchmark": "MCP runtime costs on real servers", "settings": {"calls": n, "starts": args.starts}, **out})
+    save(
+        "mcp",
+        {"benchmark": "MCP runtime costs on real servers", "settings": {"calls": n, "starts": args.starts}, **out},
+    )
 
 
 if __name__ == "__main__":

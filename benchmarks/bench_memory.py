@@ -30,7 +30,9 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="libra-bench-memory-") as tmp:
         t0 = time.perf_counter()
-        options = BuildOptions(workers=args.workers, progress=False, resume=False, config=BuildConfig(max_calls=args.max_calls))
+        options = BuildOptions(
+            workers=args.workers, progress=False, resume=False, config=BuildConfig(max_calls=args.max_calls)
+        )
         lib = build_library(SynthBenchmark(), os.path.join(tmp, "lib.json"), options)
         wall = time.perf_counter() - t0
     s = lib.stats
@@ -47,8 +49,11 @@ def main() -> None:
     }
     path = save("memory", payload)
     peak = s["peak_rss_mb"]
-    print(f"synthetic apps: {s['engine']['executed_calls']:,} calls, peak caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} MB, "
-          f"memo store {s['memo_store']['disk_mb']:.0f} MB on disk -> {path}")
+    print(
+        f"synthetic apps: {s['engine']['executed_calls']:,} calls, peak caller {peak['caller']:.0f} MB, "
+        f"largest worker {peak['worker']:.0f} MB, "
+        f"memo store {s['memo_store']['disk_mb']:.0f} MB on disk -> {path}"
+    )
 
 
 if __name__ == "__main__":

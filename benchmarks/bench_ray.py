@@ -129,7 +129,13 @@ def build_pair(name: str, workers: int) -> dict[str, Any]:
             "batches": spy.summary(workers, wall),
             "relations": len(lib.relations),
         }
-        print(f"{name} {executor}: {wall:.1f} s, {calls:,} calls, {out[executor]['calls_per_s_per_worker']} calls/s/worker", flush=True)
+        print(
+            (
+                f"{name} {executor}: {wall:.1f} s, {calls:,} calls, {out[executor]['calls_per_s_per_worker']} "
+                "calls/s/worker"
+            ),
+            flush=True,
+        )
     out["ray_overhead_pct"] = round(100 * (out["ray"]["wall_s"] / out["local"]["wall_s"] - 1), 1)
     out["identical_relations"] = _edges(libs["local"]) == _edges(libs["ray"])
     return out
@@ -191,10 +197,14 @@ def appworld_model(workers: int, budget: int, dispatch_ms: float) -> dict[str, A
     fs = full["stats"]
     with Spy() as spy:
         t0 = time.perf_counter()
-        lib = build_library(get_benchmark("appworld"), None, BuildOptions(workers=workers, config=BuildConfig(max_calls=budget), progress=False))
+        lib = build_library(
+            get_benchmark("appworld"),
+            None,
+            BuildOptions(workers=workers, config=BuildConfig(max_calls=budget), progress=False),
+        )
         wall = time.perf_counter() - t0
     waves = lib.stats["engine"]["waves"]
-    contract_batches, engine_batches = spy.batches[: spy.engine_from], spy.batches[spy.engine_from:]
+    contract_batches, engine_batches = spy.batches[: spy.engine_from], spy.batches[spy.engine_from :]
     contract_s = sum(sec for _, sec in contract_batches)
     setup_caller_s = (spy.engine_started - t0) - contract_s
     engine_calls = sum(n for n, _ in engine_batches)
@@ -222,26 +232,51 @@ def appworld_model(workers: int, budget: int, dispatch_ms: float) -> dict[str, A
     for n in (fs["workers"], *TARGET_WORKERS):
         p = {k: v * scale for k, v in parts(n).items()}
         local = p["caller"] + p["contracts"] + p["engine"]
-        rows.append({
-            "workers": n,
-            "caller_s": round(p["caller"], 1),
-            "contract_calls_s": round(p["contracts"], 1),
-            "engine_calls_s": round(p["engine"], 1),
-            "batch_floor_s": round(full_batches * per_call_s * scale, 1),  # one call per batch, whatever N: the waves' critical path
-            "wall_local_s": round(local, 1),
-            "speedup_local": round(fs["wall_seconds"] / local, 1),
-            "ray_dispatch_s": round(p["ray"], 1),
-            "wall_ray_s": round(local + p["ray"], 1),
-        })
+        rows.append(
+            {
+                "workers": n,
+                "caller_s": round(p["caller"], 1),
+                "contract_calls_s": round(p["contracts"], 1),
+                "engine_calls_s": round(p["engine"], 1),
+                "batch_floor_s": round(
+                    full_batches * per_call_s * scale, 1
+                ),  # one call per batch, whatever N: the waves' critical path
+                "wall_local_s": round(local, 1),
+                "speedup_local": round(fs["wall_seconds"] / local, 1),
+                "ray_dispatch_s": round(p["ray"], 1),
+                "wall_ray_s": round(local + p["ray"], 1),
+            }
+        )
     last = rows[-1]
-    at96 = {"the caller's own work (set-up and engine bookkeeping, serial)": last["caller_s"], "Ray dispatch by the caller (upper bound)": last["ray_dispatch_s"],
-            "contract checks (one call at a time)": last["contract_calls_s"], "the engine's batches": last["engine_calls_s"]}
+    at96 = {
+        "the caller's own work (set-up and engine bookkeeping, serial)": last["caller_s"],
+        "Ray dispatch by the caller (upper bound)": last["ray_dispatch_s"],
+        "contract checks (one call at a time)": last["contract_calls_s"],
+        "the engine's batches": last["engine_calls_s"],
+    }
     return {
-        "sample": {"max_calls": budget, "wall_s": round(wall, 1), "waves": waves, "engine_batches": len(engine_batches), "engine_calls": engine_calls,
-                   "contract_calls": contract_calls, "setup_caller_s": round(setup_caller_s, 1), "contract_calls_s": round(contract_s, 1),
-                   "engine_batch_s": round(engine_batch_s, 1), "engine_caller_s": round(engine_caller_s, 1), **spy.summary(workers, wall)},
-        "full_build": {"executed_calls": calls, "waves": full_waves, "wall_s_on_2": fs["wall_seconds"], "contract_s": fs["contract_seconds"], "workers": fs["workers"],
-                       "batches_estimated": round(full_batches), "calls_per_batch": round(calls_per_batch, 1)},
+        "sample": {
+            "max_calls": budget,
+            "wall_s": round(wall, 1),
+            "waves": waves,
+            "engine_batches": len(engine_batches),
+            "engine_calls": engine_calls,
+            "contract_calls": contract_calls,
+            "setup_caller_s": round(setup_caller_s, 1),
+            "contract_calls_s": round(contract_s, 1),
+            "engine_batch_s": round(engine_batch_s, 1),
+            "engine_caller_s": round(engine_caller_s, 1),
+            **spy.summary(workers, wall),
+        },
+        "full_build": {
+            "executed_calls": calls,
+            "waves": full_waves,
+            "wall_s_on_2": fs["wall_seconds"],
+            "contract_s": fs["contract_seconds"],
+            "workers": fs["workers"],
+            "batches_estimated": round(full_batches),
+            "calls_per_batch": round(calls_per_batch, 1),
+        },
         "per_call_ms": round(1000 * per_call_s * scale, 3),
         "contract_call_ms": round(1000 * contract_call_s * scale, 3),
         "caller_ms_per_call": round(1000 * caller_per_call_s * scale, 3),
@@ -258,7 +293,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--appworld-calls", type=int, default=6000, help="call budget of the observed AppWorld build")
     ap.add_argument("--skip-appworld", action="store_true")
     ap.add_argument("--benchmarks", nargs="*", default=["bfcl", "scitooleval"])
-    ap.add_argument("--model-only", action="store_true", help="re-measure the AppWorld model only, keeping the other parts of results/ray.json")
+    ap.add_argument(
+        "--model-only",
+        action="store_true",
+        help="re-measure the AppWorld model only, keeping the other parts of results/ray.json",
+    )
     args = ap.parse_args(argv)
     result: dict[str, Any] = {"benchmark": "builds on Ray", "workers": args.workers}
     if args.model_only:
@@ -269,7 +308,9 @@ def main(argv: list[str] | None = None) -> None:
         print("dispatch:", result["dispatch"], flush=True)
         result["builds"] = {name: build_pair(name, args.workers) for name in args.benchmarks}
     if not args.skip_appworld:
-        result["appworld_model"] = appworld_model(args.workers, args.appworld_calls, result["dispatch"]["ray_added_ms_per_call"])
+        result["appworld_model"] = appworld_model(
+            args.workers, args.appworld_calls, result["dispatch"]["ray_added_ms_per_call"]
+        )
         print(json.dumps(result["appworld_model"]["rows"], indent=1), flush=True)
     print(f"wrote {save('ray', result)}")
 

@@ -15,7 +15,8 @@
 - ``stdio`` / ``http``: ``search_tools`` latency, one client, sequential calls (p50, p99 in ms), each query new
   to the server (so each is embedded), the server's CPU time per call (``server_cpu_ms``: what a call costs
   whatever else shares the machine) and this client's (``client_cpu_ms``: the official client's own share, which
-  includes checking each result against the tool's output schema); ``stdio_repeated``: the same queries asked again in the same session,
+  includes checking each result against the tool's output schema); ``stdio_repeated``: the same queries asked again in
+  the same session,
   answered from the server's cache of recent queries (:data:`libra.search.searcher.QUERY_CACHE_BYTES`);
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
   ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
@@ -54,10 +55,16 @@ def _env() -> dict[str, str]:
 
 def _ms(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
+
     def p(q: float) -> float:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
-    return {"calls": len(values), "p50_ms": round(p(0.50), 2), "p99_ms": round(p(0.99), 2), "max_ms": round(ordered[-1] * 1000, 2)}
+    return {
+        "calls": len(values),
+        "p50_ms": round(p(0.50), 2),
+        "p99_ms": round(p(0.99), 2),
+        "max_ms": round(ordered[-1] * 1000, 2),
+    }
 
 
 def library_path(given: str | None) -> Path:
@@ -83,8 +90,14 @@ def queries(n: int) -> list[str]:
     return list(dict.fromkeys(t.query for t in get_benchmark("appworld").tasks()))[:n]
 
 
-LOAD = "import sys, time\nfrom libra.library.artifact import Library\nt = time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
-OPEN = "import sys, time\nfrom libra.search.searcher import Searcher\nt = time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
+LOAD = (
+    "import sys, time\nfrom libra.library.artifact import Library\nt = "
+    "time.perf_counter()\nLibrary.load(sys.argv[1])\nprint(time.perf_counter() - t)"
+)
+OPEN = (
+    "import sys, time\nfrom libra.search.searcher import Searcher\nt = "
+    "time.perf_counter()\nSearcher.open(sys.argv[1])\nprint(time.perf_counter() - t)"
+)
 
 
 MCP_IMPORT = "import time\nt = time.perf_counter()\nimport mcp.server.lowlevel\nprint(time.perf_counter() - t)"
@@ -95,14 +108,21 @@ def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
     the import of the MCP SDK's server alone (what every start pays before it can answer the handshake)."""
 
     def seconds(code: str) -> float:
-        return float(subprocess.run([sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True).stdout.split()[-1])
+        return float(
+            subprocess.run(
+                [sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True
+            ).stdout.split()[-1]
+        )
 
     seconds(OPEN)  # writes the search index when this library was never opened
     loads = [seconds(LOAD) for _ in range(repeat)]
     opens = [seconds(OPEN) for _ in range(repeat)]
     sdk = [seconds(MCP_IMPORT) for _ in range(repeat)]
-    return {"library_load_seconds": round(statistics.median(loads), 3), "open_seconds": round(statistics.median(opens), 3),
-            "mcp_import_seconds": round(statistics.median(sdk), 3)}
+    return {
+        "library_load_seconds": round(statistics.median(loads), 3),
+        "open_seconds": round(statistics.median(opens), 3),
+        "mcp_import_seconds": round(statistics.median(sdk), 3),
+    }
 
 
 async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
@@ -119,7 +139,11 @@ def server_child() -> int:
     """The ``libra serve`` process the stdio client started (a child of this one), from /proc."""
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid() and b"serve" in (entry / "cmdline").read_bytes():
+            if (
+                entry.name.isdigit()
+                and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid()
+                and b"serve" in (entry / "cmdline").read_bytes()
+            ):
                 return int(entry.name)
         except OSError:
             continue
@@ -131,8 +155,12 @@ async def measured_calls(client, texts: list[str], pid: int) -> dict:
     cpu0, own0 = cpu_seconds(pid), time.process_time()
     times, errors = await _calls(client, texts)
     per_call = 1000 / len(texts)
-    return {**_ms(times), "errors": errors, "server_cpu_ms": round((cpu_seconds(pid) - cpu0) * per_call, 2),
-            "client_cpu_ms": round((time.process_time() - own0) * per_call, 2)}
+    return {
+        **_ms(times),
+        "errors": errors,
+        "server_cpu_ms": round((cpu_seconds(pid) - cpu0) * per_call, 2),
+        "client_cpu_ms": round((time.process_time() - own0) * per_call, 2),
+    }
 
 
 def embedding_floor(texts: list[str], rounds: int = 3) -> tuple[dict, dict]:
@@ -155,7 +183,12 @@ def embedding_floor(texts: list[str], rounds: int = 3) -> tuple[dict, dict]:
             cpu = (time.process_time() - cpu0) / len(texts) * 1000
             if name not in best or cpu < best[name][0]:
                 best[name] = (cpu, times)
-    shape = {"queries": len(texts), "tokens_p50": tokens[len(tokens) // 2], "tokens_p99": tokens[min(len(tokens) - 1, int(0.99 * len(tokens)))], "tokens_max": tokens[-1]}
+    shape = {
+        "queries": len(texts),
+        "tokens_p50": tokens[len(tokens) // 2],
+        "tokens_p99": tokens[min(len(tokens) - 1, int(0.99 * len(tokens)))],
+        "tokens_max": tokens[-1],
+    }
 
     def row(name: str) -> dict:
         cpu, times = best[name]
@@ -185,11 +218,18 @@ def search_phases(path: Path, texts: list[str]) -> dict:
     results = {q: searcher.search(q, K) for q in texts}  # every query now answered from the query cache
 
     def wire(q: str) -> str:
-        res = types.CallToolResult(content=[types.TextContent(type="text", text=text_form(q, results[q]))], structured_content=structured(SearchResponse(q, K, results[q])))
+        res = types.CallToolResult(
+            content=[types.TextContent(type="text", text=text_form(q, results[q]))],
+            structured_content=structured(SearchResponse(q, K, results[q])),
+        )
         return json.dumps(serialize_server_result("tools/call", LATEST_PROTOCOL_VERSION, _dump_result(res)))
 
-    phases = {"embedding": lambda q: embedder.embed([q]), "search_without_embedding": lambda q: searcher.search(q, K),
-              "result_forms": lambda q: (structured(SearchResponse(q, K, results[q])), text_form(q, results[q])), "sdk_wire_form": wire}
+    phases = {
+        "embedding": lambda q: embedder.embed([q]),
+        "search_without_embedding": lambda q: searcher.search(q, K),
+        "result_forms": lambda q: (structured(SearchResponse(q, K, results[q])), text_form(q, results[q])),
+        "sdk_wire_form": wire,
+    }
     out = {}
     for name, run in phases.items():
         cpu0 = time.process_time()
@@ -203,7 +243,9 @@ async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=_env(), cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=_env(), cwd=str(ROOT)
+    )
     ready, first = [], []
     latency: dict = {}
     for i in range(repeat):
@@ -216,13 +258,23 @@ async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict
                 pid = server_child()
                 latency = await measured_calls(client, texts[1:], pid)
                 repeated = await measured_calls(client, texts[1:], pid)
-    startup = {"ready_seconds": round(statistics.median(ready), 3), "first_result_seconds": round(statistics.median(first), 3), "runs": repeat}
+    startup = {
+        "ready_seconds": round(statistics.median(ready), 3),
+        "first_result_seconds": round(statistics.median(first), 3),
+        "runs": repeat,
+    }
     return startup, latency, repeated
 
 
 def start_http(path: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", "0"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=_env(), cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        env=_env(),
+        cwd=ROOT,
+    )
     line = proc.stderr.readline()
     match = re.search(r"(http://\S+/mcp)", line)
     if not match:
@@ -264,8 +316,15 @@ async def http_load(url: str, texts: list[str], clients: int, seconds: float) ->
     t0 = time.perf_counter()
     await asyncio.wait_for(asyncio.gather(*(one(i) for i in range(clients))), timeout=seconds + 4 * CALL_TIMEOUT)
     wall = time.perf_counter() - t0
-    return {"clients": clients, "seconds": round(wall, 1), "served": len(times), "errors": len(errors), "error_samples": sorted(set(errors))[:3],
-            "requests_per_second": round(len(times) / wall, 1), **({k: v for k, v in _ms(times).items() if k != "calls"} if times else {})}
+    return {
+        "clients": clients,
+        "seconds": round(wall, 1),
+        "served": len(times),
+        "errors": len(errors),
+        "error_samples": sorted(set(errors))[:3],
+        "requests_per_second": round(len(times) / wall, 1),
+        **({k: v for k, v in _ms(times).items() if k != "calls"} if times else {}),
+    }
 
 
 def cpu_seconds(pid: int) -> float:
@@ -315,7 +374,21 @@ def main() -> None:
     finally:
         stop(proc)
     loadavg = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
-    print(f"-> {save('serve', {'library': path.name, 'k': K, **opened, 'embedding': embedding, 'embedding_package_graph': package_graph, 'phases_cpu_ms': phases, 'startup': startup, 'stdio': stdio, 'stdio_repeated': repeated, 'http': http, 'http_load': load, 'load_average': loadavg})}")
+    result = {
+        "library": path.name,
+        "k": K,
+        **opened,
+        "embedding": embedding,
+        "embedding_package_graph": package_graph,
+        "phases_cpu_ms": phases,
+        "startup": startup,
+        "stdio": stdio,
+        "stdio_repeated": repeated,
+        "http": http,
+        "http_load": load,
+        "load_average": loadavg,
+    }
+    print(f"-> {save('serve', result)}")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ from tests.state_toys import Warehouse  # noqa: E402
 
 def make_runtime(products: int) -> PythonRuntime:
     """Module-level so a worker process can build it."""
-    return PythonRuntime(classes=[Warehouse], init_kwargs={"Warehouse": {"n_products": products}}, trusted=True, name="warehouse")
+    return PythonRuntime(
+        classes=[Warehouse], init_kwargs={"Warehouse": {"n_products": products}}, trusted=True, name="warehouse"
+    )
 
 
 def per_call(fn, n: int) -> float:
@@ -68,22 +70,35 @@ def main() -> None:
         _, cur[0] = rt.invoke(cur[0], "Warehouse.order", {"product_id": f"P{i % 50:05d}"})
 
     results["write"] = per_call(write, n)
-    results["write-from-fixed"] = per_call(lambda i: rt.invoke(signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)
-    results["alternate"] = per_call(lambda i: rt.invoke(signed if i % 2 else other, "Warehouse.get_product", {"product_id": "P00001"}), n)
+    results["write-from-fixed"] = per_call(
+        lambda i: rt.invoke(signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n
+    )
+    results["alternate"] = per_call(
+        lambda i: rt.invoke(signed if i % 2 else other, "Warehouse.get_product", {"product_id": "P00001"}), n
+    )
     from libra.runtime.workers.isolation import IsolatedRuntime
 
-    with IsolatedRuntime(functools.partial(make_runtime, args.products), n_workers=1, timeout_s=120, context="fork") as iso:
+    with IsolatedRuntime(
+        functools.partial(make_runtime, args.products), n_workers=1, timeout_s=120, context="fork"
+    ) as iso:
         _, iso_signed = iso.invoke(iso.fresh(), "Warehouse.sign_in", {"user": "ann"})
-        results["isolated-read"] = per_call(lambda i: iso.invoke(iso_signed, "Warehouse.get_product", {"product_id": f"P{i:05d}"}), n)
-        results["isolated-write"] = per_call(lambda i: iso.invoke(iso_signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n)
+        results["isolated-read"] = per_call(
+            lambda i: iso.invoke(iso_signed, "Warehouse.get_product", {"product_id": f"P{i:05d}"}), n
+        )
+        results["isolated-write"] = per_call(
+            lambda i: iso.invoke(iso_signed, "Warehouse.order", {"product_id": f"P{i:05d}"}), n
+        )
     rows = {k: round(v * 1000, 2) for k, v in results.items()}
     print(f"state {size_mb:.2f} MB pickled; fresh() {fresh_s * 1000:.0f} ms; ms per call: {rows}")
-    save(args.out, {
-        "benchmark": "python runtime per-call cost on a multi-MB state",
-        "settings": {"products": args.products, "calls": n, "state_mb": round(size_mb, 2)},
-        "fresh_ms": round(fresh_s * 1000, 1),
-        "ms_per_call": rows,
-    })
+    save(
+        args.out,
+        {
+            "benchmark": "python runtime per-call cost on a multi-MB state",
+            "settings": {"products": args.products, "calls": n, "state_mb": round(size_mb, 2)},
+            "fresh_ms": round(fresh_s * 1000, 1),
+            "ms_per_call": rows,
+        },
+    )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,9 @@ KS = (5, 10)
 def libra(*args: str) -> None:
     """Run one CLI command in a child process with this checkout's sources first, failing loudly."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.run([sys.executable, "-m", "libra.cli", *args], env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "libra.cli", *args], env=env, capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         raise SystemExit(f"libra {' '.join(args)} failed ({proc.returncode}): {proc.stderr.strip()[-2000:]}")
 
@@ -50,21 +52,42 @@ def main() -> None:
         evals = {}
         for k in KS:
             out = Path(tmp) / f"eval-{k}.json"
-            libra("eval", "--library", str(lib), "--tasks", str(EXAMPLE / "tasks.jsonl"), *(a for m in METHODS for a in ("--method", m)), "--k", str(k), "--json", str(out))
+            libra(
+                "eval",
+                "--library",
+                str(lib),
+                "--tasks",
+                str(EXAMPLE / "tasks.jsonl"),
+                *(a for m in METHODS for a in ("--method", m)),
+                "--k",
+                str(k),
+                "--json",
+                str(out),
+            )
             evals[str(k)] = json.loads(out.read_text())
     stats = shown["stats"]
-    relations = sorted(f"{e['provider']} -> {e['consumer']} [{e['kind']}]" + (f" {e['provider_field']} -> {e['consumer_input']}" if e.get("provider_field") else "") for e in shown["edges"])
-    path = save("workspace", {
-        "command": "libra build --config examples/workspace/libra.toml",
-        "build_wall_seconds": round(wall, 1),
-        "tools": stats["tools"],
-        "relations_by_kind": stats["relations"],
-        "relations": relations,
-        "health": stats.get("health"),
-        "network_isolation": stats.get("network_isolation"),
-        "n_tasks": evals[str(KS[0])]["n_tasks"],
-        "eval": {k: {r["method"]: {m: round(r[m], 1) for m in ("precision", "recall", "ndcg")} for r in e["results"]} for k, e in evals.items()},
-    })
+    relations = sorted(
+        f"{e['provider']} -> {e['consumer']} [{e['kind']}]"
+        + (f" {e['provider_field']} -> {e['consumer_input']}" if e.get("provider_field") else "")
+        for e in shown["edges"]
+    )
+    path = save(
+        "workspace",
+        {
+            "command": "libra build --config examples/workspace/libra.toml",
+            "build_wall_seconds": round(wall, 1),
+            "tools": stats["tools"],
+            "relations_by_kind": stats["relations"],
+            "relations": relations,
+            "health": stats.get("health"),
+            "network_isolation": stats.get("network_isolation"),
+            "n_tasks": evals[str(KS[0])]["n_tasks"],
+            "eval": {
+                k: {r["method"]: {m: round(r[m], 1) for m in ("precision", "recall", "ndcg")} for r in e["results"]}
+                for k, e in evals.items()
+            },
+        },
+    )
     print(f"build {wall:.1f} s, {len(relations)} relations; wrote {path}")
 
 

@@ -17,9 +17,17 @@ from importlib.metadata import version
 from pathlib import Path
 
 from libra._util.io import atomic_write_json
-from libra.benchmarks.scitooleval.adapter import FROZEN_VERSION, load_all_tasks, load_catalog, make_scitooleval_runtime, run_chain
+from libra.benchmarks.scitooleval.adapter import (
+    FROZEN_VERSION,
+    load_all_tasks,
+    load_catalog,
+    make_scitooleval_runtime,
+    run_chain,
+)
 
-DEFAULT_OUT = Path(__file__).resolve().parents[1] / "src" / "libra" / "benchmarks" / "data" / "scitooleval" / "frozen_subset.json"
+DEFAULT_OUT = (
+    Path(__file__).resolve().parents[1] / "src" / "libra" / "benchmarks" / "data" / "scitooleval" / "frozen_subset.json"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -57,7 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     atomic_write_json(args.out, payload)
     kinds = collections.Counter(r.split(":", 1)[0] for r in excluded.values())
     by_split = collections.Counter(t.split("-", 1)[0] for t in kept)
-    print(f"kept {len(kept)} of {len(tasks)} tasks ({dict(sorted(by_split.items()))}); excluded {len(excluded)}: {dict(kinds.most_common())}")
+    print(
+        (
+            f"kept {len(kept)} of {len(tasks)} tasks ({dict(sorted(by_split.items()))}); excluded "
+            f"{len(excluded)}: {dict(kinds.most_common())}"
+        )
+    )
     print(f"wrote {args.out}")
     return 0
 

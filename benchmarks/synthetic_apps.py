@@ -68,7 +68,11 @@ def make_app(name: str):
             """
             if record_id not in self.records:
                 return {"error": "no such record"}
-            return {"record_id": record_id, "body": self.records[record_id][:200], "length": len(self.records[record_id])}
+            return {
+                "record_id": record_id,
+                "body": self.records[record_id][:200],
+                "length": len(self.records[record_id]),
+            }
 
     App.__name__ = App.__qualname__ = name
     App.__module__ = __name__
@@ -105,4 +109,3 @@ class SynthBenchmark:
         from libra.runtime.workers.isolation import IsolatedRuntime
 
         return IsolatedRuntime(make_runtime, n_workers=n_workers, **kw)
-

@@ -55,7 +55,15 @@ def cli_env(cache: Path) -> dict[str, str]:
 
 
 def run_cli(*args: str, cache: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", MAIN, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=cli_env(cache), check=False)
+    return subprocess.run(
+        [sys.executable, "-c", MAIN, *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=cli_env(cache),
+        check=False,
+    )
 
 
 def interrupt_and_wait(proc: subprocess.Popen, timeout: float = 30) -> None:

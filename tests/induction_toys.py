@@ -104,7 +104,7 @@ class Shop:
         """
         if number < 0:
             return {"error": "negative"}
-        return {"result": number ** 0.5}
+        return {"result": number**0.5}
 
 
 class _Vault:
@@ -242,7 +242,9 @@ class SplitShopBenchmark(ShopBenchmark):
         import dataclasses
 
         base = super().catalog()
-        return Catalog([dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop")
+        return Catalog(
+            [dataclasses.replace(t, group=self.GROUPS.get(t.short_name, "math")) for t in base], name="split-shop"
+        )
 
 
 class Portal:
@@ -425,9 +427,12 @@ def main(argv: list[str]) -> None:
     # the module by its import name, not __main__: a Ray actor must find the runtime factory by reference
     from tests.induction_toys import ShopBenchmark as Shop
 
-    build_library(Shop(delay), out, BuildOptions(workers=workers, executor=executor, embedder="minilm", config=cfg, progress=False))
+    build_library(
+        Shop(delay),
+        out,
+        BuildOptions(workers=workers, executor=executor, embedder="minilm", config=cfg, progress=False),
+    )
 
 
 if __name__ == "__main__":
     main(sys.argv[1:])
-

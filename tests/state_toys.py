@@ -34,7 +34,9 @@ class Warehouse:
             }
             for i in range(n_products)
         }
-        self.orders: list[dict] = [{"order_id": f"seed-{i}", "product_id": f"P{i:05d}", "quantity": 1} for i in range(1200)]
+        self.orders: list[dict] = [
+            {"order_id": f"seed-{i}", "product_id": f"P{i:05d}", "quantity": 1} for i in range(1200)
+        ]
         self.session: str | None = None
 
     def sign_in(self, user: str) -> dict:

@@ -26,9 +26,17 @@ needs_env = pytest.mark.skipif(not appworld_env.is_ready(), reason="AppWorld env
 
 # -- pure conversion (no environment needed) ---------------------------------------------------------------------
 def test_constraints_become_json_schema():
-    assert apply_constraints({"type": "number"}, ["value >= 0.0, <= 5.0"]) == {"type": "number", "minimum": 0.0, "maximum": 5.0}
+    assert apply_constraints({"type": "number"}, ["value >= 0.0, <= 5.0"]) == {
+        "type": "number",
+        "minimum": 0.0,
+        "maximum": 5.0,
+    }
     assert apply_constraints({"type": "integer"}, ["value > 0.0"]) == {"type": "integer", "exclusiveMinimum": 0}
-    assert apply_constraints({"type": "string"}, ["length >= 1, <= 10"]) == {"type": "string", "minLength": 1, "maxLength": 10}
+    assert apply_constraints({"type": "string"}, ["length >= 1, <= 10"]) == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 10,
+    }
     assert apply_constraints({"type": "string"}, ["value in ['asc', 'desc']"])["enum"] == ["asc", "desc"]
     assert apply_constraints({"type": "string"}, ["value is email address"])["format"] == "email"
     assert apply_constraints({"type": "string"}, ["something new"])["x-constraints"] == ["something new"]
@@ -42,20 +50,52 @@ def test_doc_to_tool():
         "method": "POST",
         "description": "Create an alarm.",
         "parameters": [
-            {"name": "time", "type": "string", "required": True, "description": "HH:MM", "default": None, "constraints": []},
-            {"name": "days", "type": "list[string]", "required": False, "description": "d", "default": None, "constraints": []},
-            {"name": "x", "type": "number | integer | string", "required": False, "description": "x", "default": 3, "constraints": []},
+            {
+                "name": "time",
+                "type": "string",
+                "required": True,
+                "description": "HH:MM",
+                "default": None,
+                "constraints": [],
+            },
+            {
+                "name": "days",
+                "type": "list[string]",
+                "required": False,
+                "description": "d",
+                "default": None,
+                "constraints": [],
+            },
+            {
+                "name": "x",
+                "type": "number | integer | string",
+                "required": False,
+                "description": "x",
+                "default": 3,
+                "constraints": [],
+            },
         ],
-        "response_schemas": {"success": {"message": "string", "alarm_id": 1, "at": "2019-01-01T00:00:00"}, "failure": {"message": "string"}},
+        "response_schemas": {
+            "success": {"message": "string", "alarm_id": 1, "at": "2019-01-01T00:00:00"},
+            "failure": {"message": "string"},
+        },
     }
     tool = doc_to_tool(doc)
     assert tool.name == "phone.create_alarm" and tool.group == "phone"
     assert tool.required == ["time"]
-    assert tool.param_schema("days") == {"type": "array", "items": {"type": "string"}, "description": "d", "default": None}
+    assert tool.param_schema("days") == {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": "d",
+        "default": None,
+    }
     assert tool.param_schema("x")["type"] == ["number", "integer", "string"]
     assert tool.response["properties"]["alarm_id"] == {"type": "integer"}
     assert tool.response["properties"]["at"]["format"] == "date-time"
-    assert example_schema([{"a": True}]) == {"type": "array", "items": {"type": "object", "properties": {"a": {"type": "boolean"}}}}
+    assert example_schema([{"a": True}]) == {
+        "type": "array",
+        "items": {"type": "object", "properties": {"a": {"type": "boolean"}}},
+    }
 
 
 def test_paper_rows_and_registry():
@@ -154,7 +194,12 @@ def test_create_diff_and_restore_round_trip(rt):
     assert changed == {"phone"}
     # restore: the saved state is untouched by the create, any number of times, in any order
     t0 = time.perf_counter()
-    for state, expected in [(logged, ["Wake up"]), (s1, ["Wake up", "Standup"]), (logged, ["Wake up"]), (s1, ["Wake up", "Standup"])]:
+    for state, expected in [
+        (logged, ["Wake up"]),
+        (s1, ["Wake up", "Standup"]),
+        (logged, ["Wake up"]),
+        (s1, ["Wake up", "Standup"]),
+    ]:
         rec, _ = rt.invoke(state, "phone.show_alarms", {"access_token": token})
         assert [a["label"] for a in rec.output] == expected
     assert time.perf_counter() - t0 < 10
@@ -162,7 +207,11 @@ def test_create_diff_and_restore_round_trip(rt):
     _, s1b = rt.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:15", "label": "Standup"})
     assert s1b == s1
     # the update a retrieval library should link to login (paper Figure 4)
-    alarm_id = next(a["alarm_id"] for a in rt.invoke(s1, "phone.show_alarms", {"access_token": token})[0].output if a["label"] == "Standup")
+    alarm_id = next(
+        a["alarm_id"]
+        for a in rt.invoke(s1, "phone.show_alarms", {"access_token": token})[0].output
+        if a["label"] == "Standup"
+    )
     rec, s2 = rt.invoke(s1, "phone.update_alarm", {"access_token": token, "alarm_id": alarm_id, "time": "10:00"})
     assert rec.status == "success"
     change = rec.state_changes["phone"]["alarms"]["changed"]
@@ -206,7 +255,12 @@ def test_the_supervisor_has_a_music_library_and_a_payment_to_read(rt):
     # no id they return can ever feed another API during induction.
     s0 = rt.fresh()
     token, logged = _app_login(rt, s0, "spotify")
-    for api in ("spotify.show_song_library", "spotify.show_liked_songs", "spotify.show_album_library", "spotify.show_following_artists"):
+    for api in (
+        "spotify.show_song_library",
+        "spotify.show_liked_songs",
+        "spotify.show_album_library",
+        "spotify.show_following_artists",
+    ):
         rec, _ = rt.invoke(logged, api, {"access_token": token})
         assert rec.status == "success" and len(rec.output) >= 1, (api, rec.output)
     token, logged = _app_login(rt, s0, "venmo")
@@ -232,14 +286,21 @@ def run():
     out = []
     login = b.invoke(fresh, "phone.login", {"username": m.SUPERVISOR["phone_number"], "password": pw})
     token, logged = login["output"]["access_token"], login["parts"]
-    for parts, tool, args in [(logged, "phone.show_alarms", {"access_token": token}), (logged, "phone.show_alarms", {"access_token": "nope"}),
-                              (logged, "phone.create_alarm", {"access_token": token, "time": "09:00"}), (fresh, "supervisor.show_profile", {})]:
+    for parts, tool, args in [
+        (logged, "phone.show_alarms", {"access_token": token}),
+        (logged, "phone.show_alarms", {"access_token": "nope"}),
+        (logged, "phone.create_alarm", {"access_token": token, "time": "09:00"}),
+        (fresh, "supervisor.show_profile", {}),
+    ]:
         r = b.invoke(parts, tool, args)
-        out.append([r["status"], r["output"], r["error"], r["state_changes"], [k for _, k, _ in r["parts"]]])
+        parts_keys = [k for _, k, _ in r["parts"]]
+        out.append([r["status"], r["output"], r["error"], r["state_changes"], parts_keys])
     return [login["output"], out]
 
 def holders():
-    return sorted(n for n, mod in list(sys.modules.items()) if mod is not None and vars(mod).get("run_sync") is original)
+    return sorted(
+        n for n, mod in list(sys.modules.items()) if mod is not None and vars(mod).get("run_sync") is original
+    )
 
 inline = run()
 inline_threads = threading.active_count()
@@ -248,7 +309,11 @@ b.undo_direct()  # AppWorld's own test client again, decoding every token, ...
 b.undo_tokens()
 b.undo_inline()  # ... with its portal thread and worker threads
 threaded = run()
-print(json.dumps({"same": inline == threaded, "threads": [threads, inline_threads, threading.active_count()], "holders": [inline_holders, holders()]}))
+print(json.dumps({
+    "same": inline == threaded,
+    "threads": [threads, inline_threads, threading.active_count()],
+    "holders": [inline_holders, holders()],
+}))
 """
 
 
@@ -263,10 +328,17 @@ def _run_in_appworld_env(tmp_path, script_text: str, timeout: int) -> dict:
     script = tmp_path / "check.py"
     script.write_text(script_text)
     env = appworld_env.appworld_env_vars(appworld_root=cache_folder() / "root")
-    proc = subprocess.run([str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)], check=False, env=env, cwd=cache_folder(), capture_output=True, text=True, timeout=timeout)
+    proc = subprocess.run(
+        [str(appworld_env.require_env()), "-I", "-W", "ignore", str(script), str(SERVER_FILE)],
+        check=False,
+        env=env,
+        cwd=cache_folder(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
-
 
 
 @needs_env
@@ -314,7 +386,9 @@ for doc in m.public_api_docs():  # every public API, every HTTP method: with arg
         if p["name"] == "access_token":
             args["access_token"] = tokens.get(doc["app_name"], "nope")
         elif p.get("required"):
-            args[p["name"]] = 1 if kind == "integer" else ["a b/\u00e9", "x"] if kind.startswith("list") else True if kind == "boolean" else 1.5 if kind == "number" else "Z\u00fcrich & co/?a=1#x"
+            samples = {"integer": 1, "boolean": True, "number": 1.5}
+            text = "Z\u00fcrich & co/?a=1#x"
+            args[p["name"]] = ["a b/\u00e9", "x"] if kind.startswith("list") else samples.get(kind, text)
     cases += [(logged, tool, args), (fresh, tool, {}), (logged, tool, {**args, "access_token": "made up"})]
 
 def run(fast):
@@ -333,10 +407,21 @@ def run(fast):
 fast, slow = run(True), run(False)
 hits = dict(b.undo_users.hits)
 again = run(True)  # the second time round every signed-in user comes from the table
-print(json.dumps({"cases": len(cases), "differ": [a[0] for a, c in zip(fast, slow) if a != c], "direct": type(direct).__name__,
-                  "again_differ": [a[0] for a, c in zip(again, slow) if a != c], "hits": [sum(hits.values()), sum(b.undo_users.hits.values())],
-                  "memoized": [b.undo_routes.routers, len(routers), sum(route_memo[k] is not original_route[k] for k in routers), all(user_memo[a] is not original_users[a] for a in managers)],
-                  "statuses": sorted({a[1] for a in fast}), "unauthorized": sum(1 for a in fast if (a[3] or "").startswith("HTTP 401"))}))
+print(json.dumps({
+    "cases": len(cases),
+    "differ": [a[0] for a, c in zip(fast, slow) if a != c],
+    "direct": type(direct).__name__,
+    "again_differ": [a[0] for a, c in zip(again, slow) if a != c],
+    "hits": [sum(hits.values()), sum(b.undo_users.hits.values())],
+    "memoized": [
+        b.undo_routes.routers,
+        len(routers),
+        sum(route_memo[k] is not original_route[k] for k in routers),
+        all(user_memo[a] is not original_users[a] for a in managers),
+    ],
+    "statuses": sorted({a[1] for a in fast}),
+    "unauthorized": sum(1 for a in fast if (a[3] or "").startswith("HTTP 401")),
+}))
 """
 
 
@@ -379,7 +464,8 @@ first = b.invoke(logged, "phone.show_alarms", show)
 again = b.invoke(logged, "phone.show_alarms", show)  # the signed-in user now comes from the loader memo
 elsewhere = b.invoke(other["parts"], "phone.show_alarms", show)
 out["show"] = [first.get("reads"), again.get("reads"), elsewhere.get("reads")]
-out["same_record"] = all(r[k] == first[k] for r in (again, elsewhere) for k in ("status", "output", "error", "state_changes"))
+keys = ("status", "output", "error", "state_changes")
+out["same_record"] = all(r[k] == first[k] for r in (again, elsewhere) for k in keys)
 out["made_up"] = b.invoke(logged, "phone.show_alarms", {"access_token": "made-up"}).get("reads")
 out["write"] = b.invoke(logged, "phone.create_alarm", {"access_token": token, "time": "09:00"}).get("reads")
 out["logout"] = b.invoke(logged, "phone.logout", {"access_token": token}).get("reads")
@@ -390,7 +476,8 @@ print(json.dumps(out))
 
 @needs_env
 def test_calls_that_change_nothing_say_which_apps_they_read(tmp_path):
-    # What lets a server answer a repeat of a call from its record (libra.runtime.workers.remote_server.ReadMemo): a call
+    # What lets a server answer a repeat of a call from its record (libra.runtime.workers.remote_server.ReadMemo): a
+    # call
     # that wrote nothing, revoked no token and drew no random number names the apps whose databases it read (a
     # statement on their connections, or their content key asked by the memo of signed-in users) and the revoked
     # tokens; every other call names nothing.

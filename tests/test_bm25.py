@@ -44,7 +44,14 @@ def _check(catalog, queries):
 
 
 def test_matches_reference_small():
-    cat = Catalog([Tool(name=f"A.t{i}", description=d) for i, d in enumerate(["sign in to the phone", "update the alarm alarm", "list files in a folder", "post a tweet"])])
+    cat = Catalog(
+        [
+            Tool(name=f"A.t{i}", description=d)
+            for i, d in enumerate(
+                ["sign in to the phone", "update the alarm alarm", "list files in a folder", "post a tweet"]
+            )
+        ]
+    )
     _check(cat, ["update my alarm", "sign in", "nothing matches xyz", "tweet tweet files"])
 
 

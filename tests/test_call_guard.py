@@ -57,7 +57,11 @@ def _normal_pair_works(rt, state=None) -> None:
 @pytest.mark.parametrize(
     ("tool", "args", "expected"),
     [
-        ("huge_output", {"megabytes": 50}, "record too large: about 52,428,802 bytes as JSON, over the cap of 1,048,576 bytes"),
+        (
+            "huge_output",
+            {"megabytes": 50},
+            "record too large: about 52,428,802 bytes as JSON, over the cap of 1,048,576 bytes",
+        ),
         ("huge_int", {"digits": 5000}, "output holds an integer of about 5,001 digits at $, more than the 4,300"),
         ("cyclic_dict", {}, "output is cyclic: $['self'] is a dict that contains itself"),
         ("cyclic_list", {}, "output is cyclic: $[2] is a list that contains itself"),
@@ -223,7 +227,7 @@ def test_guard_restores_what_a_call_changed_in_process(tmp_path, monkeypatch) ->
 
 # -- a remote server runs the same guard -------------------------------------------------------------------------
 BACKEND = textwrap.dedent(
-    '''
+    """
     import os
 
     class Backend:
@@ -244,11 +248,13 @@ BACKEND = textwrap.dedent(
                 out = "ok"
             else:
                 out = os.environ.get("LIBRA_REMOTE_VAR", "unset")
-            return {"status": "success", "output": out, "error": None, "state_changes": {"p": "changed"}, "parts": [("p", "k1", b"1")]}
+            changes = {"p": "changed"}
+            parts = [("p", "k1", b"1")]
+            return {"status": "success", "output": out, "error": None, "state_changes": changes, "parts": parts}
 
     def make_backend(options):
         return Backend()
-    '''
+    """
 )
 
 
@@ -260,7 +266,11 @@ def test_remote_servers_bound_records_and_undo_changes(tmp_path) -> None:
     catalog = Catalog([Tool(n) for n in ("h.big", "h.int", "h.loop", "h.env", "h.read")], name="h")
     with RemoteRuntime(sys.executable, path, catalog=catalog, n_servers=1, timeout_s=20.0) as rt:
         s = rt.fresh()
-        for tool, expected in (("h.big", "record too large"), ("h.int", "output holds an integer"), ("h.loop", "output is cyclic")):
+        for tool, expected in (
+            ("h.big", "record too large"),
+            ("h.int", "output holds an integer"),
+            ("h.loop", "output is cyclic"),
+        ):
             rec, new = rt.invoke(s, tool, {})
             assert rec.status == "error" and rec.error.startswith(expected), rec.error
             assert new == s  # the state changes go with the output

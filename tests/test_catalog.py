@@ -7,7 +7,11 @@ from libra.errors import CatalogError
 
 
 def _tool(**kw):
-    d = {"name": "Files.cat", "description": "show a file", "parameters": {"type": "object", "properties": {"file_name": {"type": "string"}}, "required": ["file_name"]}}
+    d = {
+        "name": "Files.cat",
+        "description": "show a file",
+        "parameters": {"type": "object", "properties": {"file_name": {"type": "string"}}, "required": ["file_name"]},
+    }
     d.update(kw)
     return d
 

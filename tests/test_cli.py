@@ -54,13 +54,22 @@ def test_bad_k():
 
 @needs_bfcl
 def test_bad_graph_options_are_one_line():
-    for opt, value, word in (("--score-space", "cosine", "probability, similarity"), ("--temperature", "0", "positive"), ("--selection", "best", "both, field")):
+    for opt, value, word in (
+        ("--score-space", "cosine", "probability, similarity"),
+        ("--temperature", "0", "positive"),
+        ("--selection", "best", "both, field"),
+    ):
         out = run("eval", "bfcl", "--method", "libra", opt, value)
         assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
 
 
 def test_bad_build_options_are_one_line(tmp_path):
-    for opt, value, word in (("--credit", "everyone", "origin"), ("--tau", "1.5", "between 0 and 1"), ("--max-calls", "0", "positive"), ("--max-depth", "-1", "0 or more")):
+    for opt, value, word in (
+        ("--credit", "everyone", "origin"),
+        ("--tau", "1.5", "between 0 and 1"),
+        ("--max-calls", "0", "positive"),
+        ("--max-depth", "-1", "0 or more"),
+    ):
         out = run("build", "bfcl", "--out", str(tmp_path / "lib.json"), opt, value)
         assert out.returncode == 2 and out.stderr.strip().count("\n") == 0 and word in out.stderr, out.stderr
 
@@ -69,7 +78,19 @@ def test_bad_build_options_are_one_line(tmp_path):
 def test_build_budgets_are_options(tmp_path):
     # A full BFCL build executes about 33,000 calls; the budget stops it after the wave that crosses 300.
     path = tmp_path / "small.json"
-    out = run("build", "bfcl", "--out", str(path), "--max-calls", "300", "--max-depth", "1", "--max-retry-calls", "7", "--quiet")
+    out = run(
+        "build",
+        "bfcl",
+        "--out",
+        str(path),
+        "--max-calls",
+        "300",
+        "--max-depth",
+        "1",
+        "--max-retry-calls",
+        "7",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     lib = json.loads(path.read_text())
     assert lib["meta"]["config"]["max_calls"] == 300 and lib["meta"]["config"]["max_depth"] == 1
@@ -91,7 +112,13 @@ def test_show_and_explain_a_library(tmp_path):
     data = json.loads(j.read_text())
     assert set(data) >= {"stats", "edges"}
     edge = next(e for e in data["edges"] if e["consumer"] == "Shop.add_item" and e["kind"] == "provenance")
-    assert edge == {"provider": "Shop.login", "consumer": "Shop.add_item", "kind": "provenance", "provider_field": "access_token", "consumer_input": "access_token"}
+    assert edge == {
+        "provider": "Shop.login",
+        "consumer": "Shop.add_item",
+        "kind": "provenance",
+        "provider_field": "access_token",
+        "consumer_input": "access_token",
+    }
     out = run("explain", str(path), "Shop.add_item")
     assert out.returncode == 0 and "Shop.login" in out.stdout and "control" in out.stdout
     out = run("explain", str(path), "Shop.nope")
@@ -141,7 +168,20 @@ def test_kc_is_the_candidate_set_eval_scores(tmp_path):
     recall = {}
     for kc in (None, "1"):
         j, r = tmp_path / f"res-{kc}.json", tmp_path / f"runs-{kc}.jsonl"
-        args = ["eval", "shop-tasks", "--method", "libra", "--embedder", "hash", "--library", str(lib), "--json", str(j), "--runs", str(r)]
+        args = [
+            "eval",
+            "shop-tasks",
+            "--method",
+            "libra",
+            "--embedder",
+            "hash",
+            "--library",
+            str(lib),
+            "--json",
+            str(j),
+            "--runs",
+            str(r),
+        ]
         out = run_cli(*args, *(["--kc", kc] if kc else []), cache=tmp_path / "cache")
         assert out.returncode == 0, out.stderr
         recall[kc] = json.loads(j.read_text())["results"][0]["recall"]
@@ -163,7 +203,12 @@ def test_explain_suggests_close_names(tmp_path):
     from .cli_toys import run_cli
 
     lib = _toy_library(tmp_path)
-    for typo, meant in (("Shop.lgoin", "Shop.login"), ("shop.add_itme", "Shop.add_item"), ("square_rot", "Shop.square_root"), ("login", "Shop.login")):
+    for typo, meant in (
+        ("Shop.lgoin", "Shop.login"),
+        ("shop.add_itme", "Shop.add_item"),
+        ("square_rot", "Shop.square_root"),
+        ("login", "Shop.login"),
+    ):
         out = run_cli("explain", str(lib), typo, cache=tmp_path / "cache")
         assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr
         assert "did you mean" in out.stderr and meant in out.stderr.split("did you mean", 1)[1], out.stderr
@@ -175,4 +220,9 @@ def test_empty_query_is_refused(tmp_path):
     lib = _toy_library(tmp_path)
     for query in ("", "  \t"):
         out = run_cli("retrieve", str(lib), "add an item", query, cache=tmp_path / "cache")
-        assert out.returncode == 2 and out.stderr.strip().startswith("error: ") and "'query'" in out.stderr and out.stdout == ""
+        assert (
+            out.returncode == 2
+            and out.stderr.strip().startswith("error: ")
+            and "'query'" in out.stderr
+            and out.stdout == ""
+        )

@@ -196,7 +196,9 @@ def test_the_table_covers_every_option():
 def test_plot_without_matplotlib_fails_before_the_analyses(library, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setitem(sys.modules, "matplotlib", None)
-    code, stdout, stderr = _run(["analyze", "shop-tasks", "--library", str(library), "--plot", str(tmp_path / "m.png")], capsys)
+    code, stdout, stderr = _run(
+        ["analyze", "shop-tasks", "--library", str(library), "--plot", str(tmp_path / "m.png")], capsys
+    )
     assert code == 2 and stdout == "" and stderr.count("\n") == 1 and "pip install 'libra-tools[plot]'" in stderr
     assert not (tmp_path / "cache").exists()
 
@@ -207,8 +209,11 @@ def test_cross_option_rules_still_fail_before_work(tmp_path, monkeypatch, capsys
     assert code == 2 and stdout == "" and stderr.startswith("error: ") and "--llm-base-url" in stderr
     assert not (tmp_path / "l.json").exists() and not (tmp_path / "cache").exists()
     # the LLM retrieval methods without an endpoint, and LLM settings without an LLM method
-    for argv in (["eval", "shop-tasks", "--method", "toolrex"], ["eval", "shop-tasks", "--method", "dense", "--llm-model", "m"],
-                 ["eval", "shop-tasks", "--method", "dense", "--iterations", "3"]):
+    for argv in (
+        ["eval", "shop-tasks", "--method", "toolrex"],
+        ["eval", "shop-tasks", "--method", "dense", "--llm-model", "m"],
+        ["eval", "shop-tasks", "--method", "dense", "--iterations", "3"],
+    ):
         code, stdout, stderr = _run(argv, capsys)
         assert code == 2 and stdout == "" and stderr.count("\n") == 1 and stderr.startswith("error: "), stderr
         assert not (tmp_path / "cache").exists()

@@ -43,7 +43,16 @@ def _as_from_a_terminal() -> None:
 
 def _interrupt_after(marker: str, args: list[str], cache: Path) -> tuple[subprocess.Popen[str], str, str]:
     """Start ``libra ARGS``, wait for ``marker`` on its stdout (work has started), press Ctrl-C."""
-    proc = subprocess.Popen([sys.executable, "-c", MAIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=cli_env(cache), start_new_session=True, preexec_fn=_as_from_a_terminal)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", MAIN, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=cli_env(cache),
+        start_new_session=True,
+        preexec_fn=_as_from_a_terminal,
+    )
     seen = []
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -51,7 +60,9 @@ def _interrupt_after(marker: str, args: list[str], cache: Path) -> tuple[subproc
         if marker in line:
             break
     else:
-        raise AssertionError(f"the command ended before {marker!r}: {''.join(seen)} {proc.stderr.read() if proc.stderr else ''}")
+        raise AssertionError(
+            f"the command ended before {marker!r}: {''.join(seen)} {proc.stderr.read() if proc.stderr else ''}"
+        )
     os.killpg(proc.pid, signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     return proc, "".join(seen) + out, err
@@ -71,7 +82,11 @@ def _assert_interrupted(proc: subprocess.Popen[str], err: str) -> None:
 
 def test_ctrl_c_during_build_exits_130(tmp_path):
     out = tmp_path / "lib.json"
-    proc, _, err = _interrupt_after("proposing and checking contracts", ["build", "slow-shop", "--out", str(out), "--workers", "2"], tmp_path / "cache")
+    proc, _, err = _interrupt_after(
+        "proposing and checking contracts",
+        ["build", "slow-shop", "--out", str(out), "--workers", "2"],
+        tmp_path / "cache",
+    )
     _assert_interrupted(proc, err)
     assert not out.exists()
     assert not list(tmp_path.glob(".lib.json.*.tmp"))  # no temporary file of a checkpoint left behind
@@ -79,7 +94,11 @@ def test_ctrl_c_during_build_exits_130(tmp_path):
 
 def test_ctrl_c_during_eval_exits_130(tmp_path):
     # The graph method needs the toy's library, which eval builds first (with isolated workers).
-    proc, _, err = _interrupt_after("building slow-shop's library once", ["eval", "slow-shop", "--method", "libra", "--embedder", "hash", "--workers", "1"], tmp_path / "cache")
+    proc, _, err = _interrupt_after(
+        "building slow-shop's library once",
+        ["eval", "slow-shop", "--method", "libra", "--embedder", "hash", "--workers", "1"],
+        tmp_path / "cache",
+    )
     _assert_interrupted(proc, err)
     assert not list((tmp_path / "cache" / "libraries").glob("*.json.gz"))
 

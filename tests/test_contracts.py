@@ -128,7 +128,13 @@ def test_validate_contract_reports_semantic_errors(runtime: PythonRuntime) -> No
     d["exports"].append({"name": "x", "source": "response", "path": "$..[", "schema": {}, "propagate": True})
     d["success"] = {"type": "nonsense"}
     errors = "\n".join(validate_contract(d, tool))
-    for needle in ("'bogus' is not a parameter", "literal for 'text'", "required parameter 'token'", "does not parse", "success: not a valid"):
+    for needle in (
+        "'bogus' is not a parameter",
+        "literal for 'text'",
+        "required parameter 'token'",
+        "does not parse",
+        "success: not a valid",
+    ):
         assert needle in errors
     d2 = propose(tool).to_dict()
     d2["templates"] = [t for t in d2["templates"] if t["expected"] == "failure"]
@@ -155,10 +161,22 @@ def test_classify_and_extract_on_real_records(runtime: PythonRuntime) -> None:
     # [*] paths give one concrete path per element
     c = login.copy()
     c.exports = [type(c.exports[0])("item", "response", "$.items[*].id", {"type": "integer"}, True)]
-    vals = extract(c, {}, {"status": "success", "output": {"items": [{"id": 3}, {"id": 4}, {"id": {"deep": 1}}]}, "state_changes": {}, "error": None, "duration_ms": 0})
+    vals = extract(
+        c,
+        {},
+        {
+            "status": "success",
+            "output": {"items": [{"id": 3}, {"id": 4}, {"id": {"deep": 1}}]},
+            "state_changes": {},
+            "error": None,
+            "duration_ms": 0,
+        },
+    )
     assert [(x.path, x.value) for x in vals] == [("$['items'][0]['id']", 3), ("$['items'][1]['id']", 4)]
     # a documented return name ("items (List[Dict])") for a list the tool returns bare still reads the list
-    bare = extract(c, {}, {"status": "success", "output": [{"id": 5}], "state_changes": {}, "error": None, "duration_ms": 0})
+    bare = extract(
+        c, {}, {"status": "success", "output": [{"id": 5}], "state_changes": {}, "error": None, "duration_ms": 0}
+    )
     assert [(x.path, x.value) for x in bare] == [("$[0]['id']", 5)]
 
 
@@ -206,7 +224,11 @@ def test_check_binds_token_from_login_and_matches(runtime: PythonRuntime) -> Non
 
 
 def test_argument_constructors_round_trip() -> None:
-    for a in (Argument.literal([1, {"a": None}]), Argument.observation("an existing file", field="file_name"), Argument.omit()):
+    for a in (
+        Argument.literal([1, {"a": None}]),
+        Argument.observation("an existing file", field="file_name"),
+        Argument.omit(),
+    ):
         assert Argument.from_dict(a.to_dict()) == a
     with pytest.raises(ContractError):
         Argument.from_dict({"kind": "guess"})
@@ -215,7 +237,13 @@ def test_argument_constructors_round_trip() -> None:
 def _decide(tool_name: str, param: str, description: str, type_: str = "string") -> str:
     from libra.contracts.offline.proposer import decide_parameter
 
-    tool = Tool.from_dict({"name": f"App.{tool_name}", "description": "", "parameters": {"type": "object", "properties": {param: {"type": type_, "description": description}}}})
+    tool = Tool.from_dict(
+        {
+            "name": f"App.{tool_name}",
+            "description": "",
+            "parameters": {"type": "object", "properties": {param: {"type": type_, "description": description}}},
+        }
+    )
     return decide_parameter(tool, param, tool.param_schema(param)).kind
 
 
@@ -225,14 +253,20 @@ def test_account_rules_fire_only_on_account_tools() -> None:
     assert _decide("create_account", "username", "User name for the account.") == "literal"
     # creating anything else for a signed-in user does not invent the people it names
     assert _decide("create_transaction", "receiver_email", "Email address of the receiver.") == "observation"
-    assert _decide("create_draft", "response_to_email_id", "The ID of the email to respond to.", "integer") == "observation"
+    assert (
+        _decide("create_draft", "response_to_email_id", "The ID of the email to respond to.", "integer")
+        == "observation"
+    )
     # a password reset sets a new secret for an account that must already exist
     assert _decide("reset_password", "new_password", "Your new password.") == "literal"
     assert _decide("reset_password", "email", "Your email address.") == "observation"
 
 
 def test_phone_numbers_address_people_but_stay_free_in_new_records() -> None:
-    assert _decide("send_text_message", "phone_number", "The phone number of the contact to send the message to.") == "observation"
+    assert (
+        _decide("send_text_message", "phone_number", "The phone number of the contact to send the message to.")
+        == "observation"
+    )
     assert _decide("add_contact", "phone_number", "Phone number of the new contact.") == "literal"
     assert _decide("set_alarm", "number", "How many alarms to set.") == "literal"  # a bare number is a quantity
     from libra.contracts.offline.proposer import literal_for
@@ -261,13 +295,30 @@ def test_exports_without_a_field_name_are_named_after_the_tool():
     input."""
     from libra.contracts.offline.proposer import response_exports
 
-    genres = Tool("show_genres", "Show the music genres.", {"type": "object", "properties": {}}, response={"type": "array", "items": {"type": "string"}})
+    genres = Tool(
+        "show_genres",
+        "Show the music genres.",
+        {"type": "object", "properties": {}},
+        response={"type": "array", "items": {"type": "string"}},
+    )
     assert [(e.name, e.path) for e in response_exports(genres, set())] == [("genres", "$[*]")]
-    zipcode = Tool("get_zipcode", "Zip code of a city.", {"type": "object", "properties": {}}, response={"type": "string"})
+    zipcode = Tool(
+        "get_zipcode", "Zip code of a city.", {"type": "object", "properties": {}}, response={"type": "string"}
+    )
     assert [e.name for e in response_exports(zipcode, set())][0] == "zipcode"
     # no read verb: nothing to name it by
-    tick = Tool("tick", "Advance the clock.", {"type": "object", "properties": {}}, response={"type": "array", "items": {"type": "integer"}})
+    tick = Tool(
+        "tick",
+        "Advance the clock.",
+        {"type": "object", "properties": {}},
+        response={"type": "array", "items": {"type": "integer"}},
+    )
     assert [e.name for e in response_exports(tick, set())] == ["response_value"]
     # fields keep their own names
-    rec = Tool("show_song", "Show a song.", {"type": "object", "properties": {}}, response={"type": "object", "properties": {"song_id": {"type": "integer"}}})
+    rec = Tool(
+        "show_song",
+        "Show a song.",
+        {"type": "object", "properties": {}},
+        response={"type": "object", "properties": {"song_id": {"type": "integer"}}},
+    )
     assert [e.name for e in response_exports(rec, set())] == ["song_id"]

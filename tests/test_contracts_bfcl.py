@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-pytestmark = pytest.mark.skipif(importlib.util.find_spec("bfcl_eval") is None, reason="bfcl_eval is not installed (pip install --no-deps bfcl-eval)")
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("bfcl_eval") is None, reason="bfcl_eval is not installed (pip install --no-deps bfcl-eval)"
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,11 +28,15 @@ def test_all_bfcl_tools_get_valid_contracts(catalog) -> None:
     for c in contracts.values():
         assert Contract.from_dict(json.loads(json.dumps(c.to_dict()))).to_dict() == c.to_dict()
     # the proposer only reads public metadata, so it is deterministic
-    assert {k: v.to_dict() for k, v in propose_contracts(catalog).items()} == {k: v.to_dict() for k, v in contracts.items()}
+    assert {k: v.to_dict() for k, v in propose_contracts(catalog).items()} == {
+        k: v.to_dict() for k, v in contracts.items()
+    }
 
 
 def test_bfcl_contract_check(catalog) -> None:
-    rt_mod = pytest.importorskip("libra.benchmarks.bfcl.runtime", reason="libra.benchmarks.bfcl.runtime is not available")
+    rt_mod = pytest.importorskip(
+        "libra.benchmarks.bfcl.runtime", reason="libra.benchmarks.bfcl.runtime is not available"
+    )
     from libra.contracts import check_contracts, validate_contract
 
     runtime = rt_mod.make_bfcl_runtime(catalog)

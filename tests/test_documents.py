@@ -42,10 +42,24 @@ def test_text_document_renders_the_public_metadata_as_prose():
 
 
 def test_text_document_lists_the_fields_of_listed_records_and_a_described_scalar():
-    listed = {"type": "array", "items": {"type": "object", "properties": {"note_id": {"type": "integer", "description": "id of the note"}, "title": {"type": "string"}}}}
-    assert text_document(_tool(response=listed)).splitlines()[-1] == "Returns: note_id (integer): id of the note; title (string)"
+    listed = {
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {
+                "note_id": {"type": "integer", "description": "id of the note"},
+                "title": {"type": "string"},
+            },
+        },
+    }
+    assert (
+        text_document(_tool(response=listed)).splitlines()[-1]
+        == "Returns: note_id (integer): id of the note; title (string)"
+    )
     scalar = {"type": "string", "description": "the first matching note as Markdown"}
-    assert text_document(_tool(response=scalar)).splitlines()[-1] == "Returns: string: the first matching note as Markdown"
+    assert (
+        text_document(_tool(response=scalar)).splitlines()[-1] == "Returns: string: the first matching note as Markdown"
+    )
     assert not any(line.startswith("Returns") for line in text_document(_tool(response=None)).splitlines())
 
 
@@ -66,7 +80,9 @@ def test_json_style_is_the_papers_serialization_and_unknown_styles_fail():
 def test_text_documents_fit_the_encoder_window_where_json_does_not():
     # Twelve described parameters: the JSON serialization passes MiniLM's 256-token window, so the end of it
     # is never read; the prose rendering of the same metadata fits.
-    props = {f"field_{i}": {"type": "string", "description": f"the {i}th attribute of the stored record"} for i in range(12)}
+    props = {
+        f"field_{i}": {"type": "string", "description": f"the {i}th attribute of the stored record"} for i in range(12)
+    }
     t = _tool(parameters={"type": "object", "properties": props, "required": list(props)})
     tok = get_embedder("minilm")._tok
     n = lambda s: len(tok.encode(s).ids)  # noqa: E731  (the tokenizer truncates at 256)
@@ -74,7 +90,16 @@ def test_text_documents_fit_the_encoder_window_where_json_does_not():
 
 
 def test_dense_retriever_embeds_the_chosen_document():
-    cat = Catalog([_tool(), _tool(name="Files.remove", description="Delete a file from the disk.", parameters={"type": "object", "properties": {"path": {"type": "string"}}})])
+    cat = Catalog(
+        [
+            _tool(),
+            _tool(
+                name="Files.remove",
+                description="Delete a file from the disk.",
+                parameters={"type": "object", "properties": {"path": {"type": "string"}}},
+            ),
+        ]
+    )
     text = DenseRetriever("minilm", cache=False).fit(cat)
     raw = DenseRetriever("minilm", cache=False, document="json").fit(cat)
     assert not np.allclose(text.tool_vectors, raw.tool_vectors)

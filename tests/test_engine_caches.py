@@ -38,7 +38,9 @@ def _engine() -> Engine:
 
 def _plain(tool: Tool, param: str, value: object) -> object:
     """What the engine's fit check answers without any cache."""
-    v = jsonschema.Draft202012Validator(tool.param_schema(param), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    v = jsonschema.Draft202012Validator(
+        tool.param_schema(param), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
     if v.is_valid(value):
         return value
     if isinstance(value, (str, int, float, bool)) and v.is_valid([value]):
@@ -48,7 +50,24 @@ def _plain(tool: Tool, param: str, value: object) -> object:
 
 def test_fit_verdicts_match_plain_validation_when_asked_again() -> None:
     engine = _engine()
-    values = [1, 1.0, True, 0, 2, 1.5, "1", "a@b.example", "not an address", "x" * 300, None, [1], {"k": 1}, ["a"], 0.5, False]
+    values = [
+        1,
+        1.0,
+        True,
+        0,
+        2,
+        1.5,
+        "1",
+        "a@b.example",
+        "not an address",
+        "x" * 300,
+        None,
+        [1],
+        {"k": 1},
+        ["a"],
+        0.5,
+        False,
+    ]
     for tool_name in ("T.list", "U.send"):
         tool = engine.catalog[tool_name]
         for param in PARAMS["properties"]:
@@ -76,7 +95,9 @@ def test_words_are_a_fresh_list_per_call() -> None:
 
 
 def _server():
-    spec = importlib.util.spec_from_file_location("appworld_server_for_test", ROOT / "src/libra/benchmarks/appworld/server.py")
+    spec = importlib.util.spec_from_file_location(
+        "appworld_server_for_test", ROOT / "src/libra/benchmarks/appworld/server.py"
+    )
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
@@ -176,8 +197,14 @@ def test_outcomes_classified_by_the_engine_match_classify_and_follow_a_replaced_
     def rec(status: str, output: object = None, error: str | None = None) -> dict:
         return {"status": status, "output": output, "state_changes": {}, "error": error, "duration_ms": 0.0}
 
-    records = [rec("success", {"id": 1}), rec("success", {"error": "not signed in"}), rec("success", []), rec("rejected", None, "HTTP 401"),
-               rec("error", None, "Boom"), rec("success", {"message": "Access denied: invalid token"})]
+    records = [
+        rec("success", {"id": 1}),
+        rec("success", {"error": "not signed in"}),
+        rec("success", []),
+        rec("rejected", None, "HTTP 401"),
+        rec("error", None, "Boom"),
+        rec("success", {"message": "Access denied: invalid token"}),
+    ]
     for _ in range(2):  # the second time from the texts the engine took
         for tool in ("T.list", "U.send"):
             for r in records:
@@ -186,4 +213,8 @@ def test_outcomes_classified_by_the_engine_match_classify_and_follow_a_replaced_
     assert engine._classify("T.list", rec("success", [])) == "success"
     engine.contracts["T.list"] = Contract("T.list", [], [], with_output, rejected)
     assert engine._classify("T.list", rec("success", [])) == "unmatched"
-    assert engine._classify("T.list", rec("success", {"id": 2})) == classify(engine.contracts["T.list"], rec("success", {"id": 2})) == "success"
+    assert (
+        engine._classify("T.list", rec("success", {"id": 2}))
+        == classify(engine.contracts["T.list"], rec("success", {"id": 2}))
+        == "success"
+    )

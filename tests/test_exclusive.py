@@ -15,8 +15,14 @@ PARAMS = ["access_token", "track_id", "album_id", "playlist_id", "position", "em
 @pytest.mark.parametrize(
     ("message", "expected"),
     [
-        ("Exactly one of track_id, album_id or playlist_id must be given, found 3.", Exclusive(("track_id", "album_id", "playlist_id"), False)),
-        ("Either none or exactly one of position, track_id or album_id should be passed, found 2.", Exclusive(("position", "track_id", "album_id"), True)),
+        (
+            "Exactly one of track_id, album_id or playlist_id must be given, found 3.",
+            Exclusive(("track_id", "album_id", "playlist_id"), False),
+        ),
+        (
+            "Either none or exactly one of position, track_id or album_id should be passed, found 2.",
+            Exclusive(("position", "track_id", "album_id"), True),
+        ),
         ("Only one of `email` and `phone` may be set", Exclusive(("email", "phone"), True)),
         ("either email or phone is required", Exclusive(("email", "phone"), False)),
         ("'email' or 'phone': one of them is required", Exclusive(("email", "phone"), False)),
@@ -39,10 +45,15 @@ def test_exclusive_choices() -> None:
     group = Exclusive(("track_id", "album_id", "playlist_id"), False)
     given = {"access_token": "t", "track_id": 1, "album_id": 2, "playlist_id": 3}
     assert exclusive_choices(given, group, {}) == [
-        {"access_token": "t", "track_id": 1}, {"access_token": "t", "album_id": 2}, {"access_token": "t", "playlist_id": 3}]
+        {"access_token": "t", "track_id": 1},
+        {"access_token": "t", "album_id": 2},
+        {"access_token": "t", "playlist_id": 3},
+    ]
     # none given and none not allowed: each offered input in turn
     assert exclusive_choices({"access_token": "t"}, group, {"album_id": 9, "track_id": 8}) == [
-        {"access_token": "t", "track_id": 8}, {"access_token": "t", "album_id": 9}]
+        {"access_token": "t", "track_id": 8},
+        {"access_token": "t", "album_id": 9},
+    ]
     # exactly one given, or none where none is allowed: nothing to change
     assert exclusive_choices({"track_id": 1}, group, {"album_id": 9}) is None
     assert exclusive_choices({}, Exclusive(("track_id", "album_id"), True), {"album_id": 9}) is None
@@ -64,12 +75,20 @@ def _play() -> Tool:
         "album_id": {"type": "integer", "description": "ID of the album to play."},
         "playlist_id": {"type": "integer", "description": "ID of the playlist to play."},
     }
-    return Tool("player.play", "Play a track, an album or a playlist.", {"type": "object", "properties": props, "required": ["access_token"]})
+    return Tool(
+        "player.play",
+        "Play a track, an album or a playlist.",
+        {"type": "object", "properties": props, "required": ["access_token"]},
+    )
 
 
 def _refused(template: str, args: dict, message: str) -> dict:
-    return {"template": template, "expected": "success", "arguments": args,
-            "record": {"status": "error", "output": None, "state_changes": {}, "error": message}}
+    return {
+        "template": template,
+        "expected": "success",
+        "arguments": args,
+        "record": {"status": "error", "output": None, "state_changes": {}, "error": message},
+    }
 
 
 def test_revision_splits_a_refused_template_over_the_set() -> None:
@@ -79,7 +98,11 @@ def test_revision_splits_a_refused_template_over_the_set() -> None:
     full = {"access_token": "tok", "track_id": 1, "album_id": 2, "playlist_id": 3}
     feedback = [
         _refused("complete", full, "Exactly one of track_id, album_id or playlist_id must be given, found 3."),
-        _refused("required_only", {"access_token": "tok"}, "Exactly one of track_id, album_id or playlist_id must be given, found 0."),
+        _refused(
+            "required_only",
+            {"access_token": "tok"},
+            "Exactly one of track_id, album_id or playlist_id must be given, found 0.",
+        ),
     ]
     assert [name for name, *_ in exclusive_repairs(contract, tool, feedback)] == ["complete", "required_only"]
     new = revise(contract, tool, feedback)
@@ -95,13 +118,20 @@ def test_revision_splits_a_refused_template_over_the_set() -> None:
         assert t.arguments[given[0]].kind == "observation" and t.arguments["access_token"].kind == "observation"
     assert any("exclude one another" in n for n in new.notes)
     # the split templates are not split again
-    assert exclusive_repairs(new, tool, [_refused("only_track_id", {"access_token": "tok", "track_id": 1}, "no track 1")]) == []
+    assert (
+        exclusive_repairs(new, tool, [_refused("only_track_id", {"access_token": "tok", "track_id": 1}, "no track 1")])
+        == []
+    )
 
 
 def test_a_message_about_other_inputs_changes_nothing() -> None:
     tool = _play()
     contract = propose(tool)
-    feedback = [_refused("complete", {"access_token": "tok", "track_id": 1, "album_id": 2, "playlist_id": 3}, "Invalid access token")]
+    feedback = [
+        _refused(
+            "complete", {"access_token": "tok", "track_id": 1, "album_id": 2, "playlist_id": 3}, "Invalid access token"
+        )
+    ]
     assert exclusive_repairs(contract, tool, feedback) == []
 
 

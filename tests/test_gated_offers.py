@@ -47,7 +47,9 @@ class Desk:
 
 
 def test_gate_message_is_the_refusal_that_names_no_argument() -> None:
-    assert gate_message("No user is currently logged in.", {"receiver_id": "USR003"}) == "no user is currently logged in."
+    assert (
+        gate_message("No user is currently logged in.", {"receiver_id": "USR003"}) == "no user is currently logged in."
+    )
     assert gate_message("Receiver ID 'USR003' not found.", {"receiver_id": "USR003"}) is None
     assert gate_message(None, {}) is None
 
@@ -58,7 +60,8 @@ def test_offers_refused_by_a_gate_leave_the_budget_for_the_open_state() -> None:
     # offers got the same refusal naming none of their values, the fresh state is gated for send and the rest of
     # the budget is left for the signed-in state, where favourites -> send is found.
     lib = build_library(
-        ClassesBenchmark(Desk), None,
+        ClassesBenchmark(Desk),
+        None,
         BuildOptions(workers=0, progress=False, config=BuildConfig(max_calls_per_tool=4, batch_size=2)),
     )
     edges = {(r.provider, r.consumer, r.kind) for r in lib.relations}
@@ -112,7 +115,8 @@ def test_a_state_its_own_group_opened_is_read_before_offers_from_other_groups() 
     # re-run (a probe of a state its own group created) goes before the cross-group offers, so the budget is
     # still there for favourites -> quote.
     lib = build_library(
-        ClassesBenchmark(Broker, Registry), None,
+        ClassesBenchmark(Broker, Registry),
+        None,
         BuildOptions(workers=0, progress=False, config=BuildConfig(max_calls_per_tool=3, batch_size=2)),
     )
     edges = {(r.provider, r.consumer, r.kind) for r in lib.relations}
@@ -160,7 +164,9 @@ def test_wrong_tokens_refused_do_not_gate_a_signed_in_reader_for_its_other_input
     # authorized.", which names neither: two such refusals. Gated per consumer, the state would then skip the
     # listing's paths offered to file_path too, and list_files -> read_file would never be tested. Offers are
     # gated per input, so the file path is still offered there.
-    lib = build_library(ClassesBenchmark(Drive), None, BuildOptions(workers=0, progress=False, config=BuildConfig(batch_size=2)))
+    lib = build_library(
+        ClassesBenchmark(Drive), None, BuildOptions(workers=0, progress=False, config=BuildConfig(batch_size=2))
+    )
     edges = {(r.provider, r.consumer, r.kind, r.consumer_input) for r in lib.relations}
     assert ("Drive.list_files", "Drive.read_file", "provenance", "file_path") in edges, sorted(edges)
     assert ("Drive.sign_in", "Drive.read_file", "provenance", "access_token") in edges, sorted(edges)

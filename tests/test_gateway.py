@@ -37,7 +37,13 @@ QUERY = "save a note as the signed-in user"
 
 
 def notes_server(**extra) -> dict:
-    return {"name": "notes", "command": sys.executable, "args": [str(SERVER)], "env": {"NOTES_DIR": "{sandbox}/notes", **extra}, "state": "process"}
+    return {
+        "name": "notes",
+        "command": sys.executable,
+        "args": [str(SERVER)],
+        "env": {"NOTES_DIR": "{sandbox}/notes", **extra},
+        "state": "process",
+    }
 
 
 @pytest.fixture(scope="module")
@@ -121,9 +127,18 @@ async def _write_and_read(client: Client, workdir: Path, title: str) -> str:
 
 
 BAD_CALLS = [
-    ({"name": "notes.sign_out", "arguments": {}}, ["unknown tool 'notes.sign_out'", "did you mean 'notes.sign_in'", "search_tools"]),
-    ({"name": "notes.add_note", "arguments": {"access_token": "t", "title": "x"}}, ["notes.add_note's input schema", "'text' is a required property", "text*: string"]),
-    ({"name": "notes.add_note", "arguments": {"access_token": "t", "title": 5, "text": "x"}}, ["at title: 5 is not of type 'string'"]),
+    (
+        {"name": "notes.sign_out", "arguments": {}},
+        ["unknown tool 'notes.sign_out'", "did you mean 'notes.sign_in'", "search_tools"],
+    ),
+    (
+        {"name": "notes.add_note", "arguments": {"access_token": "t", "title": "x"}},
+        ["notes.add_note's input schema", "'text' is a required property", "text*: string"],
+    ),
+    (
+        {"name": "notes.add_note", "arguments": {"access_token": "t", "title": 5, "text": "x"}},
+        ["at title: 5 is not of type 'string'"],
+    ),
     ({"name": "notes.sign_in", "arguments": ["alice"]}, ["arguments must be an object"]),
     ({"arguments": {}}, ["name is missing", "notes."]),
     ({"name": "notes.sign_in", "args": {}}, ["unknown argument(s) args"]),
@@ -164,7 +179,9 @@ def test_stdio_gateway_with_the_official_client(library, tmp_path):
             assert wrong.is_error and "wrong username or password" in _text(wrong)
             # A crash mid-call: an error result saying what happened and what to do, then a fresh server.
             crashed = await _call(client, "notes.add_note", {"access_token": token, "title": CRASH, "text": "x"})
-            assert crashed.is_error and all(w in _text(crashed) for w in ("exited with status 9", "simulated crash", "Call again")), _text(crashed)
+            assert crashed.is_error and all(
+                w in _text(crashed) for w in ("exited with status 9", "simulated crash", "Call again")
+            ), _text(crashed)
             gone = await _call(client, "notes.whoami", {"access_token": token})
             assert gone.is_error and "not signed in" in _text(gone)  # the restarted server lost the session
             await _write_and_read(client, workdir, "after the crash")
@@ -195,8 +212,24 @@ def test_http_gateway_from_the_servers_the_library_recorded(library, tmp_path):
     workdir = tmp_path / "work"
     workdir.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", "0", "--workdir", str(workdir)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(cache), cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "libra.cli",
+            "serve",
+            str(path),
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--workdir",
+            str(workdir),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(cache),
+        cwd=ROOT,
     )
     seen: set[int] = set()
     try:
@@ -221,10 +254,13 @@ def test_http_gateway_from_the_servers_the_library_recorded(library, tmp_path):
     assert [p for p in seen if running(p)] == []
 
 
-@pytest.mark.parametrize("extra,words", [
-    (["--workdir", "{missing}"], ["--workdir", "is not a directory"]),
-    (["--config", "{config}"], ["--config names the servers", "give --workdir"]),
-])
+@pytest.mark.parametrize(
+    "extra,words",
+    [
+        (["--workdir", "{missing}"], ["--workdir", "is not a directory"]),
+        (["--config", "{config}"], ["--config names the servers", "give --workdir"]),
+    ],
+)
 def test_bad_gateway_options_are_one_line_before_work(library, tmp_path, capsys, extra, words):
     path, _ = library
     config = tmp_path / "libra.toml"
@@ -251,8 +287,16 @@ def test_a_library_without_servers_refuses_workdir(tmp_path, capsys, monkeypatch
 
 def test_without_workdir_a_library_from_servers_is_served_for_search_and_says_how_to_forward(library):
     path, cache = library
-    out = subprocess.run([sys.executable, "-m", "libra.cli", "serve", str(path)], stdin=subprocess.DEVNULL, capture_output=True,
-                         text=True, env=cli_env(cache), cwd=ROOT, timeout=120, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "libra.cli", "serve", str(path)],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=cli_env(cache),
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     assert "was built from MCP servers (notes): add --workdir DIR to serve call_tool too" in out.stderr, out.stderr
 
@@ -267,11 +311,17 @@ def test_a_server_that_cannot_start_is_an_error_result_naming_why(tmp_path):
         Gateway([{"name": "other", "command": sys.executable}], tools, tmp_path)
     with pytest.raises(ConfigError, match="not a directory"):
         Gateway([notes_server()], tools, tmp_path / "nope")
-    dead = {"name": "notes", "command": sys.executable, "args": ["-c", "import sys; sys.exit('cannot open the notes database')"]}
+    dead = {
+        "name": "notes",
+        "command": sys.executable,
+        "args": ["-c", "import sys; sys.exit('cannot open the notes database')"],
+    }
     with Gateway([dead], tools, tmp_path) as gateway:
         target, args = gateway.prepare({"name": "notes.sign_in", "arguments": {"username": "alice"}})
         for _ in range(2):  # and again: each call tries a fresh start
-            with pytest.raises(GatewayInputError, match="cannot run: .*failed to start.*cannot open the notes database"):
+            with pytest.raises(
+                GatewayInputError, match="cannot run: .*failed to start.*cannot open the notes database"
+            ):
                 gateway.forward(target, args)
         pids = gateway.pids
     assert pids and [p for p in pids if running(p)] == []

@@ -151,7 +151,10 @@ def test_orders_report_refusals_as_data():
     customer = desk.find_customers(city="Lyon")[0]
     assert len(desk.find_customers()) == 20
     assert desk.list_orders(customer["customer_id"])[0].startswith("Error: customer not verified")
-    assert desk.verify_customer(customer["customer_id"], "00000") == {"verified": False, "reason": "customer id and zip code do not match"}
+    assert desk.verify_customer(customer["customer_id"], "00000") == {
+        "verified": False,
+        "reason": "customer id and zip code do not match",
+    }
     assert desk.verify_customer(customer["customer_id"], customer["zip_code"])["verified"] is True
     listed = desk.list_orders(customer["customer_id"])
     assert listed and all("order_id" in o for o in listed)
@@ -211,7 +214,11 @@ def test_lab_every_tool_succeeds():
 
 def test_player_takes_exactly_one_of_its_ids(fresh):
     player = fresh("player")
-    for call in (lambda: player.play(), lambda: player.play(track_id=501, album_id=71), lambda: player.enqueue(501, 71, 9001)):
+    for call in (
+        lambda: player.play(),
+        lambda: player.play(track_id=501, album_id=71),
+        lambda: player.enqueue(501, 71, 9001),
+    ):
         with pytest.raises(ValueError, match="Exactly one of track_id, album_id or playlist_id"):
             call()
     with pytest.raises(RuntimeError, match="Nothing is playing"):
@@ -285,7 +292,11 @@ def test_tickets_first_number_is_an_existing_ticket(fresh):
 def test_a_new_value_is_compared_with_another_one():
     """The file ``touch`` created fills both of ``compare``'s inputs best; the call takes another file beside it."""
     out = built("workdir")
-    tests = [r for r in out.library.relations if r.provider == "workdir.touch" and r.consumer == "workdir.compare" and r.kind == "provenance"]
+    tests = [
+        r
+        for r in out.library.relations
+        if r.provider == "workdir.touch" and r.consumer == "workdir.compare" and r.kind == "provenance"
+    ]
     assert tests
     for r in tests:
         args = r.evidence["consumer_call"]["arguments"]
@@ -416,7 +427,9 @@ KNOWN_GAPS: dict[tuple[str, str], str] = {}
 
 def _gaps(kind: str) -> list:
     return [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[(kind, name)])) if (kind, name) in KNOWN_GAPS else name
+        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[(kind, name)]))
+        if (kind, name) in KNOWN_GAPS
+        else name
         for name in gen.CATALOGS
     ]
 
@@ -433,7 +446,9 @@ def test_designed_relations_found(name):
 @pytest.mark.parametrize("name", _gaps("excluded"))
 def test_no_excluded_relations(name):
     outcome = built(name)
-    assert not outcome.hits, f"{name}: excluded relations found:\n  " + _fmt([f"{f} (excluded by {s})" for s, f in outcome.hits])
+    assert not outcome.hits, f"{name}: excluded relations found:\n  " + _fmt(
+        [f"{f} (excluded by {s})" for s, f in outcome.hits]
+    )
 
 
 @pytest.mark.parametrize("name", gen.CATALOGS)

@@ -5,7 +5,14 @@ import pytest
 
 from libra import Catalog, Tool
 from libra.retrieval.dense import DenseRetriever
-from libra.retrieval.graph import Edge, GraphRetriever, PropagationGraph, propagate, propagation_scores, select_providers
+from libra.retrieval.graph import (
+    Edge,
+    GraphRetriever,
+    PropagationGraph,
+    propagate,
+    propagation_scores,
+    select_providers,
+)
 
 
 def catalog(*names):
@@ -120,11 +127,13 @@ def test_averaging_probabilities_lifts_a_prerequisite_past_a_distractor():
 
 
 def test_the_default_encoder_propagates_its_probabilities():
-    cat = Catalog([
-        Tool(name="update_alarm", description="Change the time of an existing alarm on the phone."),
-        Tool(name="login", description="Sign in to the phone app with a username and password."),
-        Tool(name="play_song", description="Play a song from the music library."),
-    ])
+    cat = Catalog(
+        [
+            Tool(name="update_alarm", description="Change the time of an existing alarm on the phone."),
+            Tool(name="login", description="Sign in to the phone app with a username and password."),
+            Tool(name="play_song", description="Play a song from the music library."),
+        ]
+    )
     dense = DenseRetriever("minilm", cache=False)
     assert dense.temperature == 0.05
     query = ["move my 7am alarm to 8am"]

@@ -22,11 +22,13 @@ def test_ranks_by_hand():
     np.testing.assert_array_equal(ranks(np.array([[0.2, 0.9, 0.2, 0.5]])), [[3, 1, 4, 2]])
 
 
-CATALOG = Catalog([
-    Tool(name="tail", description="Show the last lines of a file."),
-    Tool(name="touch", description="Create an empty file with the given name."),
-    Tool(name="post_tweet", description="Publish a short message on the social network."),
-])
+CATALOG = Catalog(
+    [
+        Tool(name="tail", description="Show the last lines of a file."),
+        Tool(name="touch", description="Create an empty file with the given name."),
+        Tool(name="post_tweet", description="Publish a short message on the social network."),
+    ]
+)
 
 
 def test_fusion_adds_reciprocal_ranks():

@@ -18,7 +18,12 @@ import pytest
 SRC = Path(__file__).resolve().parents[1] / "src"
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: Modules that imported each other (issue 18): evaluation <-> graph retrieval, BFCL's benchmark <-> its runtime.
-FORMER_CYCLES = ("libra.eval.methods", "libra.eval.libraries", "libra.benchmarks.bfcl.adapter", "libra.benchmarks.bfcl.runtime")
+FORMER_CYCLES = (
+    "libra.eval.methods",
+    "libra.eval.libraries",
+    "libra.benchmarks.bfcl.adapter",
+    "libra.benchmarks.bfcl.runtime",
+)
 
 
 def _module_name(path: Path) -> str:
@@ -52,7 +57,12 @@ def import_graph() -> dict[str, set[str]]:
                 base = _resolve(name, is_package, node.level, node.module)
                 deps.add(base)
                 deps.update(f"{base}.{a.name}" for a in node.names)  # `from pkg import submodule`
-            elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            elif (
+                isinstance(node, ast.Call)
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ):
                 fn = node.func
                 fname = fn.attr if isinstance(fn, ast.Attribute) else getattr(fn, "id", "")
                 if fname in ("import_module", "__import__"):
@@ -106,7 +116,9 @@ def _readme_python_block(heading: str) -> str:
 @pytest.mark.parametrize("heading", ["## Python API", "Retrieval over a built library"])
 def test_readme_imports_still_resolve(heading):
     """The names the README's Python API imports stay where it imports them from (moved names are re-exported)."""
-    imports = "\n".join(line for line in _readme_python_block(heading).splitlines() if line.startswith(("from ", "import ")))
+    imports = "\n".join(
+        line for line in _readme_python_block(heading).splitlines() if line.startswith(("from ", "import "))
+    )
     assert imports
     out = subprocess.run([sys.executable, "-c", imports], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -119,5 +131,12 @@ def test_moved_names_are_still_importable_from_their_old_modules():
 
     assert bfcl.load_catalog is bfcl_runtime.load_catalog and bfcl.to_json_schema is bfcl_runtime.to_json_schema
     assert bfcl.CLASSES == {c: (m, m) for c, m in bfcl_runtime.CLASS_MODULES.items()}
-    for name in ("GRAPH_METHODS", "OPTION_KEYS", "default_library_path", "obtain_library", "library_edges", "candidate_edges"):
+    for name in (
+        "GRAPH_METHODS",
+        "OPTION_KEYS",
+        "default_library_path",
+        "obtain_library",
+        "library_edges",
+        "candidate_edges",
+    ):
         assert hasattr(graph_methods, name)

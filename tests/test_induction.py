@@ -18,7 +18,18 @@ from libra.library.artifact import Candidate, Library
 from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
-from .induction_toys import ClassesBenchmark, Ledger, Mailbox, PortalBenchmark, Records, Shell, ShopBenchmark, SplitShopBenchmark, VaultsBenchmark, kill_after_checkpoint
+from .induction_toys import (
+    ClassesBenchmark,
+    Ledger,
+    Mailbox,
+    PortalBenchmark,
+    Records,
+    Shell,
+    ShopBenchmark,
+    SplitShopBenchmark,
+    VaultsBenchmark,
+    kill_after_checkpoint,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +50,9 @@ def test_multi_hop_prerequisites_are_found(shop_lib: Library) -> None:
     assert ("Shop.login", "Shop.add_item", "provenance", "access_token", "access_token") in e
     assert ("Shop.add_item", "Shop.get_item", "provenance", "item_id", "item_id") in e
     assert ("Shop.login", "Shop.add_item", None, None, None) not in e
-    assert any(r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in shop_lib.relations)
+    assert any(
+        r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in shop_lib.relations
+    )
 
 
 def test_schema_compatibility_alone_creates_no_edge(shop_lib: Library) -> None:
@@ -88,13 +101,29 @@ def test_library_round_trip_and_refusals(shop_lib: Library, tmp_path: Path) -> N
     shop_lib.save(path)
     loaded = Library.load(path, catalog=ShopBenchmark().catalog())
     assert _edges(loaded) == _edges(shop_lib) and len(loaded.candidates) == len(shop_lib.candidates)
-    rounded = [Candidate(c.provider, c.provider_field, c.consumer, c.consumer_input, None if c.similarity is None else round(c.similarity, 5)) for c in shop_lib.candidates]
-    assert list(loaded.candidates) == rounded and loaded.candidates[-1] == rounded[-1] and loaded.candidates[1:3] == rounded[1:3]
+    rounded = [
+        Candidate(
+            c.provider,
+            c.provider_field,
+            c.consumer,
+            c.consumer_input,
+            None if c.similarity is None else round(c.similarity, 5),
+        )
+        for c in shop_lib.candidates
+    ]
+    assert (
+        list(loaded.candidates) == rounded
+        and loaded.candidates[-1] == rounded[-1]
+        and loaded.candidates[1:3] == rounded[1:3]
+    )
     # a library written by format version 1 (candidates as rows) still loads, to the same candidates
     v1 = shop_lib.to_dict()
     names = shop_lib.catalog.names
     v1["format_version"] = 1
-    v1["candidates"] = [[names.index(c.provider), c.provider_field, names.index(c.consumer), c.consumer_input, c.similarity] for c in rounded]
+    v1["candidates"] = [
+        [names.index(c.provider), c.provider_field, names.index(c.consumer), c.consumer_input, c.similarity]
+        for c in rounded
+    ]
     (tmp_path / "v1.json").write_text(json.dumps(v1))
     assert list(Library.load(tmp_path / "v1.json").candidates) == rounded
     from libra.catalog import Catalog, Tool
@@ -114,10 +143,14 @@ def test_library_round_trip_and_refusals(shop_lib: Library, tmp_path: Path) -> N
 
 def test_killed_build_resumes_to_the_same_library(tmp_path: Path) -> None:
     reference = tmp_path / "ref.json"
-    subprocess.run([sys.executable, "-m", "tests.induction_toys", str(reference), "0"], cwd=ROOT, check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "tests.induction_toys", str(reference), "0"], cwd=ROOT, check=True, timeout=300
+    )
     out = tmp_path / "lib.json"
     ckpt = tmp_path / "lib.json.ckpt"
-    kill_after_checkpoint(subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT), ckpt)
+    kill_after_checkpoint(
+        subprocess.Popen([sys.executable, "-m", "tests.induction_toys", str(out), "0.05"], cwd=ROOT), ckpt
+    )
     assert not out.exists()
     with open(ckpt, "rb") as fh:
         assert fh.read(2) == b"\x1f\x8b"  # checkpoints are gzip streams
@@ -174,7 +207,9 @@ def test_later_state_changes_sweep_only_their_own_group() -> None:
         return build_library(SplitShopBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
 
     capped, full = build(1), build(BuildConfig().sweeps_per_tool)
-    assert any(r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in capped.relations)
+    assert any(
+        r.kind == "state" and (r.provider, r.consumer) == ("Shop.login", "Shop.add_item") for r in capped.relations
+    )
     assert _edges(capped) == _edges(full)
     assert capped.stats["engine"]["state_tests"] < full.stats["engine"]["state_tests"]
 
@@ -197,7 +232,10 @@ def test_a_value_already_tested_still_tests_the_state_it_was_listed_in() -> None
         cfg = BuildConfig(seed=seed)
         lib = build_library(ClassesBenchmark(Shell), None, BuildOptions(workers=0, progress=False, config=cfg))
         edges = _edges(lib)
-        assert ("Shell.list_files", "Shell.read_file", "provenance", "names", "file_name") in edges, (seed, sorted(edges))
+        assert ("Shell.list_files", "Shell.read_file", "provenance", "names", "file_name") in edges, (
+            seed,
+            sorted(edges),
+        )
         assert ("Shell.change_directory", "Shell.read_file", "state", None, None) in edges, (seed, sorted(edges))
 
 
@@ -206,7 +244,9 @@ def test_every_initial_call_runs_before_offers_use_up_the_budget() -> None:
     # is an initial call; it must still run, and early, or no item id ever reaches show_item.
     for seed in (0, 1, 2, 3):
         cfg = BuildConfig(seed=seed, batch_size=1, max_calls=24)
-        lib = build_library(ClassesBenchmark(Ledger, Records), None, BuildOptions(workers=0, progress=False, config=cfg))
+        lib = build_library(
+            ClassesBenchmark(Ledger, Records), None, BuildOptions(workers=0, progress=False, config=cfg)
+        )
         found = {(r.provider, r.consumer) for r in lib.relations if r.kind == "provenance"}
         assert ("Records.list_items", "Records.show_item") in found, (seed, sorted(found))
 
@@ -230,7 +270,10 @@ def test_a_tool_revealing_a_sandbox_fact_is_credited_before_the_fact() -> None:
         cfg = BuildConfig(seed=seed, max_calls_per_tool=1)
         lib = build_library(PortalBenchmark(), None, BuildOptions(workers=0, progress=False, config=cfg))
         edges = _edges(lib)
-        assert ("Portal.show_profile", "Portal.login", "provenance", "email", "username") in edges, (seed, sorted(edges))
+        assert ("Portal.show_profile", "Portal.login", "provenance", "email", "username") in edges, (
+            seed,
+            sorted(edges),
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -321,7 +364,9 @@ def test_defect_2_empty_successes_are_no_evidence() -> None:
     # messages_with returns [] for any name (compatibility with [] on both sides), search_messages returns [] for
     # any sender and refuses a search without criteria (provenance whose value run found nothing)
     e = _edges(_build(Inbox))
-    assert not any(r[0] == "Inbox.list_contacts" and r[1] in ("Inbox.messages_with", "Inbox.search_messages") for r in e), sorted(e)
+    assert not any(
+        r[0] == "Inbox.list_contacts" and r[1] in ("Inbox.messages_with", "Inbox.search_messages") for r in e
+    ), sorted(e)
 
 
 class Snapshots:
@@ -352,7 +397,9 @@ def test_defect_4_numeric_candidates_are_tested() -> None:
     # take_snapshot returned, against the template's own literal as control
     lib = _build(Snapshots)
     assert any((c.provider, c.consumer) == ("Snapshots.take_snapshot", "Snapshots.restore") for c in lib.candidates)
-    assert ("Snapshots.take_snapshot", "Snapshots.restore", "provenance", "snapshot_time", "snapshot_time") in _edges(lib)
+    assert ("Snapshots.take_snapshot", "Snapshots.restore", "provenance", "snapshot_time", "snapshot_time") in _edges(
+        lib
+    )
 
 
 class Orders:
@@ -392,7 +439,10 @@ class Orders:
 def test_defect_13_a_call_that_changed_nothing_gets_no_echo_credit() -> None:
     for seed in (0, 1, 2):
         e = _edges(_build(Orders, seed=seed))
-        assert ("Orders.list_orders", "Orders.cancel_order", "provenance", "order_id", "order_id") in e, (seed, sorted(e))
+        assert ("Orders.list_orders", "Orders.cancel_order", "provenance", "order_id", "order_id") in e, (
+            seed,
+            sorted(e),
+        )
         assert not any(r[0] == "Orders.order_summary" and r[1] == "Orders.cancel_order" for r in e), (seed, sorted(e))
 
 
@@ -460,7 +510,16 @@ class Broken:
 def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
     lib = _build(Broken)
     h = lib.stats["health"]
-    assert set(h) == {"tools", "tools_never_succeeded", "templates", "templates_matched", "inconclusive_tests", "top_rejections", "warning", "no_relation"}
+    assert set(h) == {
+        "tools",
+        "tools_never_succeeded",
+        "templates",
+        "templates_matched",
+        "inconclusive_tests",
+        "top_rejections",
+        "warning",
+        "no_relation",
+    }
     assert h["tools"] == 4 and h["tools_never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
     assert h["no_relation"]["causes"]["never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
     assert h["top_rejections"][0][0].endswith("backend unavailable") and h["top_rejections"][0][1] >= 2
@@ -500,13 +559,24 @@ def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
     a creation whose new key coincides with an existing record looks like: the engine runs it once more."""
     from libra.induction.explore.engine import _rewrote_in_place
 
-    diff = {"Desk": {"changed": {'orders["12446"].price': {"before": 9.5, "after": 2.0}, "counter": {"before": 12446, "after": 12447}}, "added": {}, "removed": {}}}
+    diff = {
+        "Desk": {
+            "changed": {
+                'orders["12446"].price': {"before": 9.5, "after": 2.0},
+                "counter": {"before": 12446, "after": 12447},
+            },
+            "added": {},
+            "removed": {},
+        }
+    }
     assert _rewrote_in_place(12446, diff)
     assert _rewrote_in_place("12446", diff)
     assert not _rewrote_in_place(12447, diff)  # written: the counter's new value
     assert not _rewrote_in_place(2.0, diff)  # a value written, not a key
     assert not _rewrote_in_place("1244", diff)  # a key is matched whole
-    assert _rewrote_in_place("C1", {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}})
+    assert _rewrote_in_place(
+        "C1", {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
+    )
     assert not _rewrote_in_place("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
 
 
@@ -514,7 +584,9 @@ def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
     """A call that gives a blank record its first content is a source of the record's key; an overwrite is not."""
     from libra.induction.explore.engine import _filled
 
-    blank = {"Fs": {"changed": {'root.contents["a.txt"].content': {"before": "", "after": "hi"}}, "added": {}, "removed": {}}}
+    blank = {
+        "Fs": {"changed": {'root.contents["a.txt"].content': {"before": "", "after": "hi"}}, "added": {}, "removed": {}}
+    }
     assert _filled("a.txt", blank)
     overwrite = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
     assert not _filled("C1", overwrite)
@@ -569,7 +641,9 @@ def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
 
     args = {"customer_id": "C1", "zip_code": "C1"}
     assert _offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
-    assert not _offer_coincides({"customer_id": "C1", "zip_code": "Z9"}, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
+    assert not _offer_coincides(
+        {"customer_id": "C1", "zip_code": "Z9"}, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7}
+    )
 
 
 class Session:
@@ -606,7 +680,6 @@ def test_defect_13_a_read_repeating_what_its_path_was_given_gets_no_credit() -> 
         assert not any(r[0] == "Session.get_profile" and r[1] == "Session.sign_in" for r in e), (seed, sorted(e))
 
 
-
 class Profile:
     """One account holder's profile, and letters signed with whatever names the caller gives."""
 
@@ -633,7 +706,11 @@ def test_an_offer_does_not_permute_its_records_fields():
     way. The record's own field for the first-name input is its first name, and that one is already on offer."""
     e = _edges(_build(Profile))
     mine = {(r[2], r[3], r[4]) for r in e if r[:2] == ("Profile.show_profile", "Profile.sign_letter")}
-    assert ("compatibility", "first_name", "first_name") in mine and ("compatibility", "last_name", "last_name") in mine, sorted(e)
+    assert ("compatibility", "first_name", "first_name") in mine and (
+        "compatibility",
+        "last_name",
+        "last_name",
+    ) in mine, sorted(e)
     assert not {(f, i) for _k, f, i in mine} & {("first_name", "last_name"), ("last_name", "first_name")}, sorted(e)
 
 
@@ -663,7 +740,9 @@ def test_a_free_text_literal_shows_no_compatibility():
     subject, which shows only that any text will do. A known sandbox subject makes the call take the inbox's."""
     e = _edges(_build(Mail, fixtures={"subject": "Status", "body": "All fine."}))
     assert ("Mail.read_inbox", "Mail.send_email", "provenance", "sender", "recipient") in e, sorted(e)
-    assert not any(r[:2] == ("Mail.read_inbox", "Mail.send_email") and r[4] in ("subject", "body") for r in e), sorted(e)
+    assert not any(r[:2] == ("Mail.read_inbox", "Mail.send_email") and r[4] in ("subject", "body") for r in e), sorted(
+        e
+    )
 
 
 def test_checkpoints_change_nothing_the_build_finds(tmp_path: Path) -> None:
@@ -671,8 +750,13 @@ def test_checkpoints_change_nothing_the_build_finds(tmp_path: Path) -> None:
     grows with the checkpoint's own duration, so a busy machine checkpoints at other waves than a quiet one).
     Checkpointing as often as the build allows (interval 0) and never give the same relations and the same engine
     counters; no worker was replaced (a timed-out call's record could depend on the machine's load)."""
+
     def build(name: str, every_s: float) -> Library:
-        return build_library(ShopBenchmark(), tmp_path / name, BuildOptions(workers=2, config=BuildConfig(checkpoint_every_s=every_s), resume=False, progress=False))
+        return build_library(
+            ShopBenchmark(),
+            tmp_path / name,
+            BuildOptions(workers=2, config=BuildConfig(checkpoint_every_s=every_s), resume=False, progress=False),
+        )
 
     every_wave, never = build("every.json.gz", 0.0), build("never.json.gz", 1e9)
     assert _edges(every_wave) == _edges(never) and every_wave.stats["engine"] == never.stats["engine"]

@@ -71,7 +71,9 @@ class Marker:
     """An arbitrary class: its instances have no JSON form."""
 
 
-def add_contact(contact: Contact, notify: bool = False, source: object = NOT_GIVEN, marker: Marker = Marker()) -> Contact:
+def add_contact(
+    contact: Contact, notify: bool = False, source: object = NOT_GIVEN, marker: Marker = Marker()
+) -> Contact:
     """Add a contact to the address book.
 
     Args:
@@ -86,7 +88,9 @@ def add_contact(contact: Contact, notify: bool = False, source: object = NOT_GIV
     return contact
 
 
-def schedule(reminder: Reminder, when: Optional[date] = None, channel: Literal["sms", "email"] = "sms") -> list[Reminder]:
+def schedule(
+    reminder: Reminder, when: Optional[date] = None, channel: Literal["sms", "email"] = "sms"
+) -> list[Reminder]:
     """Schedule a reminder.
 
     Parameters
@@ -104,7 +108,12 @@ def schedule(reminder: Reminder, when: Optional[date] = None, channel: Literal["
     return [reminder]
 
 
-def register(customer: Customer, ref: uuid.UUID, priority: Priority = Priority.HIGH, email: Annotated[str, {"format": "email"}] = "a@b.c") -> Customer:
+def register(
+    customer: Customer,
+    ref: uuid.UUID,
+    priority: Priority = Priority.HIGH,
+    email: Annotated[str, {"format": "email"}] = "a@b.c",
+) -> Customer:
     """Register a customer.
 
     :param customer: The customer to register.
@@ -128,8 +137,16 @@ def test_typeddict_sentinel_defaults_and_google_docstring() -> None:
     # a typing.TypedDict (which pydantic refuses before Python 3.12) still becomes a record
     contact = props["contact"]
     assert contact["description"] == "The contact to add."
-    assert contact["type"] == "object" and contact["required"] == ["name"] and contact["properties"] == {"name": {"type": "string"}, "phone": {"type": "string"}}
-    assert props["notify"] == {"type": "boolean", "description": "Whether to text the contact, once it is saved.", "default": False}
+    assert (
+        contact["type"] == "object"
+        and contact["required"] == ["name"]
+        and contact["properties"] == {"name": {"type": "string"}, "phone": {"type": "string"}}
+    )
+    assert props["notify"] == {
+        "type": "boolean",
+        "description": "Whether to text the contact, once it is saved.",
+        "default": False,
+    }
     # defaults without a JSON form are left out, not written as {}; the parameters stay optional
     assert props["source"] == {"description": "Where the contact came from."}
     assert "default" not in props["marker"]
@@ -147,17 +164,27 @@ def test_dataclass_datetime_literal_and_numpy_docstring() -> None:
     props = doc["parameters"]["properties"]
     assert doc["parameters"]["required"] == ["reminder"]
     assert props["reminder"]["description"] == "What to remind of."
-    assert props["when"] == {"type": ["string", "null"], "format": "date", "description": "The day to remind on.", "default": None}
+    assert props["when"] == {
+        "type": ["string", "null"],
+        "format": "date",
+        "description": "The day to remind on.",
+        "default": None,
+    }
     assert props["channel"] == {"enum": ["sms", "email"], "type": "string", "default": "sms"}
     tool = Tool(name=doc["name"], parameters=doc["parameters"], response=doc["response"])
     reminder = tool.param_schema("reminder")
     assert reminder["properties"]["due"] == {"type": "string", "format": "date-time"}
-    assert reminder["properties"]["priority"]["enum"] == ["low", "high"] and reminder["properties"]["priority"]["default"] == "low"
+    assert (
+        reminder["properties"]["priority"]["enum"] == ["low", "high"]
+        and reminder["properties"]["priority"]["default"] == "low"
+    )
     assert fits(reminder, {"title": "call", "due": "2024-01-01T10:00:00Z"})
     assert not fits(reminder, {"title": "call", "due": "2024-01-01T10:00:00Z", "priority": "urgent"})
     assert doc["response"]["type"] == "array" and doc["response"]["description"] == "Every scheduled reminder."
     assert "$ref" in doc["response"]["items"]  # stored as pydantic writes it ...
-    assert tool.response_schema["items"]["properties"]["title"] == {"type": "string"}  # ... read with references inlined
+    assert tool.response_schema["items"]["properties"]["title"] == {
+        "type": "string"
+    }  # ... read with references inlined
     # retrieval text lists the listed record's fields
     assert "due (string)" in text_document(tool) and "title (string)" in text_document(tool)
 
@@ -171,7 +198,10 @@ def test_model_uuid_enum_annotated_and_rest_docstring() -> None:
     assert props["email"] == {"type": "string", "format": "email", "default": "a@b.c"}
     assert props["priority"]["default"] == "high"
     # the parameter's record is written in place, the records nested in it are shared in $defs
-    assert props["customer"]["properties"]["address"] == {"$ref": "#/$defs/Address"} and set(params["$defs"]) == {"Address", "Priority"}
+    assert props["customer"]["properties"]["address"] == {"$ref": "#/$defs/Address"} and set(params["$defs"]) == {
+        "Address",
+        "Priority",
+    }
     response = doc["response"]
     assert response["description"] == "The stored customer." and response["type"] == "object"
     assert set(response["properties"]) == {"name", "address", "tier"}
@@ -198,7 +228,9 @@ def test_type_schema_of_plain_hints_is_unchanged() -> None:
 
 def test_docstring_styles() -> None:
     google = read_docstring("Look up.\n\nArgs:\n    q (str): The query.\n\nReturns:\n    dict: The hit.")
-    numpy = read_docstring("Look up.\n\nParameters\n----------\nq : str\n    The query.\n\nReturns\n-------\ndict\n    The hit.")
+    numpy = read_docstring(
+        "Look up.\n\nParameters\n----------\nq : str\n    The query.\n\nReturns\n-------\ndict\n    The hit."
+    )
     rest = read_docstring("Look up.\n\n:param q: The query.\n:returns: The hit.")
     for d in (google, numpy, rest):
         assert (d.description, d.params, d.returns) == ("Look up.", {"q": "The query."}, "The hit.")
@@ -266,7 +298,13 @@ class CRM:
 
 
 # What pydantic writes for CRM.move_customer, as a hand-written catalog would hold it (references into $defs).
-_DEFS = {"Address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}, "required": ["street", "city"]}}
+_DEFS = {
+    "Address": {
+        "type": "object",
+        "properties": {"street": {"type": "string"}, "city": {"type": "string"}},
+        "required": ["street", "city"],
+    }
+}
 
 
 class DocsBenchmark(ClassesBenchmark):
@@ -275,9 +313,47 @@ class DocsBenchmark(ClassesBenchmark):
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw):
         docs = Catalog(
             [
-                Tool("CRM.create_customer", "Create a new customer.", {"type": "object", "properties": {"customer": {"$ref": "#/$defs/Customer"}}, "required": ["customer"], "$defs": {**_DEFS, "Customer": {"type": "object", "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/Address"}}, "required": ["name", "address"]}}}),
-                Tool("CRM.get_customer", "Show an existing customer.", {"type": "object", "properties": {"customer_id": {"type": "string", "description": "The id of the existing customer."}}, "required": ["customer_id"]}),
-                Tool("CRM.move_customer", "Change an existing customer's address.", {"type": "object", "properties": {"customer_id": {"type": "string", "description": "The id of the existing customer."}, "address": {"$ref": "#/$defs/Address"}}, "required": ["customer_id", "address"], "$defs": _DEFS}),
+                Tool(
+                    "CRM.create_customer",
+                    "Create a new customer.",
+                    {
+                        "type": "object",
+                        "properties": {"customer": {"$ref": "#/$defs/Customer"}},
+                        "required": ["customer"],
+                        "$defs": {
+                            **_DEFS,
+                            "Customer": {
+                                "type": "object",
+                                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/Address"}},
+                                "required": ["name", "address"],
+                            },
+                        },
+                    },
+                ),
+                Tool(
+                    "CRM.get_customer",
+                    "Show an existing customer.",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "customer_id": {"type": "string", "description": "The id of the existing customer."}
+                        },
+                        "required": ["customer_id"],
+                    },
+                ),
+                Tool(
+                    "CRM.move_customer",
+                    "Change an existing customer's address.",
+                    {
+                        "type": "object",
+                        "properties": {
+                            "customer_id": {"type": "string", "description": "The id of the existing customer."},
+                            "address": {"$ref": "#/$defs/Address"},
+                        },
+                        "required": ["customer_id", "address"],
+                        "$defs": _DEFS,
+                    },
+                ),
             ],
             name="crm-docs",
         )
@@ -289,7 +365,9 @@ def test_build_over_refs(bench: ClassesBenchmark) -> None:
     catalog = bench.catalog()
     assert "$defs" in catalog["CRM.create_customer"].parameters
     customer = catalog["CRM.create_customer"].param_schema("customer")
-    assert "$ref" not in str(customer) and fits(customer, {"name": "Ann", "address": {"street": "1 Main St", "city": "Oslo"}})
+    assert "$ref" not in str(customer) and fits(
+        customer, {"name": "Ann", "address": {"street": "1 Main St", "city": "Oslo"}}
+    )
     assert not fits(customer, {"name": "Ann", "address": {"street": "1 Main St"}})
     # the offline proposer's literal for a record parameter is a valid record
     contract = propose(catalog["CRM.create_customer"])
@@ -317,12 +395,18 @@ def test_one_unresolvable_annotation_spares_the_others() -> None:
 
 
 def test_optional_record_reads_as_a_typed_record() -> None:
-    def update(customer: Optional[Customer] = None, emails: list[Annotated[str, {"format": "email"}]] | None = None) -> None:
+    def update(
+        customer: Optional[Customer] = None, emails: list[Annotated[str, {"format": "email"}]] | None = None
+    ) -> None:
         """Update a customer."""
 
     doc = tool_document("crm.update", update)
     assert doc["parameters"]["required"] == [] and doc["response"] == {"type": "null"}
-    assert doc["parameters"]["properties"]["emails"] == {"type": ["array", "null"], "items": {"type": "string", "format": "email"}, "default": None}
+    assert doc["parameters"]["properties"]["emails"] == {
+        "type": ["array", "null"],
+        "items": {"type": "string", "format": "email"},
+        "default": None,
+    }
     customer = Tool(name="crm.update", parameters=doc["parameters"]).param_schema("customer")
     assert customer["type"] == ["object", "null"] and customer["required"] == ["name", "address"]
     assert fits(customer, None) and fits(customer, {"name": "Ann", "address": {"street": "1 Main St", "city": "Oslo"}})

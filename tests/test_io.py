@@ -55,7 +55,9 @@ def _writer(path: Path, cache: Path) -> subprocess.Popen[str]:
         f"with atomic_open({str(path)!r}) as fh:\n"
         "    fh.write(b'half')\n    fh.flush()\n    print('writing', flush=True)\n    time.sleep(600)\n"
     )
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=cli_env(cache), cwd=ROOT)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=cli_env(cache), cwd=ROOT
+    )
     assert proc.stdout is not None and proc.stdout.readline().strip() == "writing"
     return proc
 
@@ -108,7 +110,9 @@ def test_a_failed_write_is_one_line_naming_the_path(tmp_path):
     blocker.write_text("x")
     with pytest.raises(OutputError) as info:
         atomic_write_text(blocker / "out.json", "{}")
-    assert isinstance(info.value, OSError) and isinstance(info.value, LibraError)  # callers catching either keep working
+    assert isinstance(info.value, OSError) and isinstance(
+        info.value, LibraError
+    )  # callers catching either keep working
     assert str(blocker / "out.json") in str(info.value) and "\n" not in str(info.value)
     # A device is written in place, and this one is always full.
     with pytest.raises(OutputError, match="No space left"), atomic_open("/dev/full") as fh:
@@ -131,7 +135,14 @@ def test_path_lock_makes_a_second_writer_wait(tmp_path):
         "import sys\nfrom libra._util.io import path_lock\n"
         f"with path_lock({str(path)!r}):\n    print('locked', flush=True)\n    sys.stdin.read()\n"
     )
-    holder = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=cli_env(tmp_path / "cache"), cwd=ROOT)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=cli_env(tmp_path / "cache"),
+        cwd=ROOT,
+    )
     assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
     waited = []
 
@@ -147,7 +158,11 @@ def test_path_lock_makes_a_second_writer_wait(tmp_path):
 
 def _blocked_on_a_lock(pid: int) -> bool:
     """Whether process ``pid`` waits for a file lock (``/proc/locks`` lists waiters with ``->``)."""
-    return any(line.split()[1] == "->" and line.split()[5] == str(pid) for line in Path("/proc/locks").read_text().splitlines() if len(line.split()) > 5)
+    return any(
+        line.split()[1] == "->" and line.split()[5] == str(pid)
+        for line in Path("/proc/locks").read_text().splitlines()
+        if len(line.split()) > 5
+    )
 
 
 def test_a_second_build_of_a_cached_library_waits_and_reuses_it(tmp_path, monkeypatch):
@@ -168,7 +183,14 @@ def test_a_second_build_of_a_cached_library_waits_and_reuses_it(tmp_path, monkey
         "print(json.dumps(lib.stats['wall_seconds']))\n"
     )
     with path_lock(path):
-        other = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(cache), cwd=ROOT)
+        other = subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=cli_env(cache),
+            cwd=ROOT,
+        )
         while not _blocked_on_a_lock(other.pid):  # it looked for the library, found none, and now waits for us
             assert other.poll() is None, other.communicate()
             threading.Event().wait(0.05)

@@ -1,7 +1,14 @@
 """Algorithm 1's three tests on hand-built invocation records, every verdict checked by hand."""
 
 from libra.induction.explore.engine import control_choices
-from libra.induction.judges import Run, differs_substantively, is_empty, judge_compatibility, judge_provenance, judge_state
+from libra.induction.judges import (
+    Run,
+    differs_substantively,
+    is_empty,
+    judge_compatibility,
+    judge_provenance,
+    judge_state,
+)
 
 
 def ok(output=None, changes=None) -> Run:

@@ -94,7 +94,9 @@ def test_fresh_state_is_in_the_key(cache):
 
     class SeededShop(ShopBenchmark):
         def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kw):
-            return PythonRuntime(classes=[Shop], trusted=True, name="shop", load=lambda inst, config: inst.accounts.update(ann="pw"))
+            return PythonRuntime(
+                classes=[Shop], trusted=True, name="shop", load=lambda inst, config: inst.accounts.update(ann="pw")
+            )
 
     opts = BuildOptions(embedder="hash")
     assert library_key(ShopBenchmark(), opts) != library_key(SeededShop(), opts)

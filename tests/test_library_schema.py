@@ -60,7 +60,10 @@ def _index(doc: dict[str, Any], kind: str) -> int:
 def _v1(doc: dict[str, Any]) -> dict[str, Any]:
     """The same library as format version 1 wrote it: one row per candidate."""
     c = doc["candidates"]
-    rows = [[p, c["fields"][f], q, c["inputs"][i], s] for p, f, q, i, s in zip(c["provider"], c["field"], c["consumer"], c["input"], c["similarity"])]
+    rows = [
+        [p, c["fields"][f], q, c["inputs"][i], s]
+        for p, f, q, i, s in zip(c["provider"], c["field"], c["consumer"], c["input"], c["similarity"])
+    ]
     return {**copy.deepcopy(doc), "format_version": 1, "candidates": rows}
 
 
@@ -81,8 +84,16 @@ def test_every_library_libra_writes_validates(shop_doc, tmp_path) -> None:
     assert {r["kind"] for r in shop_doc["relations"]} >= {"provenance", "state"} and shop_doc["contracts"]
     assert _shipped_errors(_v1(shop_doc)) == []
     # a library made through the Python API with the least it can hold (no contracts, no evidence, few stats)
-    catalog = Catalog([Tool("Phone.a"), Tool("Phone.b", response={"type": "object"}, group="phone", executable=False, metadata={"k": 1})], name="phone")
-    small = Library(catalog, relations=[Relation("Phone.a", "Phone.b", "state")], stats={"tools": 2}, meta={"benchmark": "phone"})
+    catalog = Catalog(
+        [
+            Tool("Phone.a"),
+            Tool("Phone.b", response={"type": "object"}, group="phone", executable=False, metadata={"k": 1}),
+        ],
+        name="phone",
+    )
+    small = Library(
+        catalog, relations=[Relation("Phone.a", "Phone.b", "state")], stats={"tools": 2}, meta={"benchmark": "phone"}
+    )
     small.save(tmp_path / "small.json.gz")
     written = json.loads(gzip.decompress((tmp_path / "small.json.gz").read_bytes()))
     assert _shipped_errors(written) == []
@@ -142,39 +153,131 @@ def _state(doc: dict[str, Any]) -> int:
 # checked with the relation's real index substituted for {v} (a value relation) and {s} (a state relation).
 SCHEMA_CASES: list[tuple[str, Mutation, str]] = [
     ("missing catalog", _drop(["catalog"]), "catalog: required property missing"),
-    ("relation without provider", _drop(["relations", 3, "provider"]), "relations[3].provider: required property missing"),
+    (
+        "relation without provider",
+        _drop(["relations", 3, "provider"]),
+        "relations[3].provider: required property missing",
+    ),
     ("relations is a number", _set(["relations"], 5), "relations: expected array, found integer 5"),
-    ("edge field of the wrong type", _set(["relations", _value, "consumer_input"], 7), "relations[{v}].consumer_input: expected string"),
-    ("similarity of the wrong type", _set(["relations", _value, "similarity"], "high"), "relations[{v}].similarity: expected number or null"),
-    ("unknown kind", _set(["relations", 0, "kind"], "friendship"), 'relations[0].kind: "friendship" is not one of "provenance", "compatibility", "state"'),
-    ("value relation without its input", _drop(["relations", _value, "consumer_input"]), "relations[{v}].consumer_input: required property missing"),
-    ("state relation naming a field", _set(["relations", _state, "provider_field"], "token"), "relations[{s}].provider_field: expected null"),
-    ("evidence record status", _set(["relations", 0, "evidence", "provider_call", "record", "status"], "maybe"), "relations[0].evidence.provider_call.record.status:"),
-    ("evidence call is a string", _set(["relations", 0, "evidence", "provider_call"], "login()"), "relations[0].evidence.provider_call: expected object"),
+    (
+        "edge field of the wrong type",
+        _set(["relations", _value, "consumer_input"], 7),
+        "relations[{v}].consumer_input: expected string",
+    ),
+    (
+        "similarity of the wrong type",
+        _set(["relations", _value, "similarity"], "high"),
+        "relations[{v}].similarity: expected number or null",
+    ),
+    (
+        "unknown kind",
+        _set(["relations", 0, "kind"], "friendship"),
+        'relations[0].kind: "friendship" is not one of "provenance", "compatibility", "state"',
+    ),
+    (
+        "value relation without its input",
+        _drop(["relations", _value, "consumer_input"]),
+        "relations[{v}].consumer_input: required property missing",
+    ),
+    (
+        "state relation naming a field",
+        _set(["relations", _state, "provider_field"], "token"),
+        "relations[{s}].provider_field: expected null",
+    ),
+    (
+        "evidence record status",
+        _set(["relations", 0, "evidence", "provider_call", "record", "status"], "maybe"),
+        "relations[0].evidence.provider_call.record.status:",
+    ),
+    (
+        "evidence call is a string",
+        _set(["relations", 0, "evidence", "provider_call"], "login()"),
+        "relations[0].evidence.provider_call: expected object",
+    ),
     ("unknown top-level key", _set(["extras"], {}), "extras: unknown property"),
     ("unknown relation key", _set(["relations", 0, "weight"], 1), "relations[0].weight: unknown property"),
     ("unknown tool field", _set(["catalog", "tools", 0, "colour"], "red"), "catalog.tools[0].colour: unknown property"),
     ("tool without a name", _drop(["catalog", "tools", 1, "name"]), "catalog.tools[1].name: required property missing"),
-    ("contract template", _set(["contracts", "Shop.login", "templates", 0, "expected"], "sometimes"), 'contracts["Shop.login"].templates[0].expected:'),
-    ("contract argument", _set(["contracts", "Shop.login", "templates", 0, "arguments", "username"], {"kind": "guess"}), 'contracts["Shop.login"].templates[0].arguments.username: {"kind": "guess"} matches none'),
-    ("statistic of the wrong type", _set(["stats", "candidate_compositions"], "many"), "stats.candidate_compositions: expected integer"),
-    ("health pair cut short", _set(["stats", "health", "top_rejections"], [["not signed in"]]), "stats.health.top_rejections[0]: expected at least 2 entries"),
-    ("candidate column of the wrong type", _set(["candidates", "provider", 2], "Shop.login"), 'candidates.provider[2]: expected an index (an integer from 0), found string "Shop.login"'),
+    (
+        "contract template",
+        _set(["contracts", "Shop.login", "templates", 0, "expected"], "sometimes"),
+        'contracts["Shop.login"].templates[0].expected:',
+    ),
+    (
+        "contract argument",
+        _set(["contracts", "Shop.login", "templates", 0, "arguments", "username"], {"kind": "guess"}),
+        'contracts["Shop.login"].templates[0].arguments.username: {"kind": "guess"} matches none',
+    ),
+    (
+        "statistic of the wrong type",
+        _set(["stats", "candidate_compositions"], "many"),
+        "stats.candidate_compositions: expected integer",
+    ),
+    (
+        "health pair cut short",
+        _set(["stats", "health", "top_rejections"], [["not signed in"]]),
+        "stats.health.top_rejections[0]: expected at least 2 entries",
+    ),
+    (
+        "candidate column of the wrong type",
+        _set(["candidates", "provider", 2], "Shop.login"),
+        'candidates.provider[2]: expected an index (an integer from 0), found string "Shop.login"',
+    ),
     ("negative candidate index", _set(["candidates", "consumer", 4], -1), "candidates.consumer[4]: expected an index"),
-    ("candidate similarity of the wrong type", _set(["candidates", "similarity", 1], "x"), "candidates.similarity[1]: expected number or null"),
+    (
+        "candidate similarity of the wrong type",
+        _set(["candidates", "similarity", 1], "x"),
+        "candidates.similarity[1]: expected number or null",
+    ),
     ("candidate column missing", _drop(["candidates", "input"]), "candidates.input: required property missing"),
-    ("candidate column not a list", _set(["candidates", "field"], {"0": 1}), "candidates.field: expected array, found object"),
+    (
+        "candidate column not a list",
+        _set(["candidates", "field"], {"0": 1}),
+        "candidates.field: expected array, found object",
+    ),
 ]
 
 SEMANTIC_CASES: list[tuple[str, Mutation, str]] = [
-    ("relation naming a tool not in the catalog", _set(["relations", 0, "consumer"], "Shop.nope"), 'relations[0].consumer: tool "Shop.nope" is not in the library\'s catalog'),
-    ("contract filed under another tool", _set(["contracts", "Shop.login", "tool"], "Shop.logout"), 'contracts["Shop.login"].tool: names "Shop.logout"'),
-    ("candidate index beyond its table", _set(["candidates", "field", 2], 999), "candidates.field[2]: index 999 is beyond candidates.fields"),
-    ("candidate columns of different lengths", lambda d: d["candidates"]["input"].pop(), "candidates: the per-candidate columns differ in length"),
-    ("tool listed twice", lambda d: d["catalog"]["tools"].append(d["catalog"]["tools"][0]), "catalog: tool 'Shop.signup' appears twice"),
-    ("malformed parameter schema", _set(["catalog", "tools", 0, "parameters", "properties"], {"x": {"type": 12}}), "catalog: tool 'Shop.signup': field 'parameters' is not a valid JSON Schema"),
-    ("unknown format version", _set(["format_version"], 3), "format_version: library format version 3 is not one this libra reads (1, 2)"),
-    ("format version as a string", _set(["format_version"], "2"), 'format_version: library format version "2" is not one'),
+    (
+        "relation naming a tool not in the catalog",
+        _set(["relations", 0, "consumer"], "Shop.nope"),
+        'relations[0].consumer: tool "Shop.nope" is not in the library\'s catalog',
+    ),
+    (
+        "contract filed under another tool",
+        _set(["contracts", "Shop.login", "tool"], "Shop.logout"),
+        'contracts["Shop.login"].tool: names "Shop.logout"',
+    ),
+    (
+        "candidate index beyond its table",
+        _set(["candidates", "field", 2], 999),
+        "candidates.field[2]: index 999 is beyond candidates.fields",
+    ),
+    (
+        "candidate columns of different lengths",
+        lambda d: d["candidates"]["input"].pop(),
+        "candidates: the per-candidate columns differ in length",
+    ),
+    (
+        "tool listed twice",
+        lambda d: d["catalog"]["tools"].append(d["catalog"]["tools"][0]),
+        "catalog: tool 'Shop.signup' appears twice",
+    ),
+    (
+        "malformed parameter schema",
+        _set(["catalog", "tools", 0, "parameters", "properties"], {"x": {"type": 12}}),
+        "catalog: tool 'Shop.signup': field 'parameters' is not a valid JSON Schema",
+    ),
+    (
+        "unknown format version",
+        _set(["format_version"], 3),
+        "format_version: library format version 3 is not one this libra reads (1, 2)",
+    ),
+    (
+        "format version as a string",
+        _set(["format_version"], "2"),
+        'format_version: library format version "2" is not one',
+    ),
     ("not a library", _drop(["format"]), "format: not a libra library file"),
 ]
 
@@ -206,7 +309,9 @@ def _show(path: Path, capsys) -> tuple[int, str]:
     return int(exc.value.code), capsys.readouterr().err
 
 
-@pytest.mark.parametrize("case,mutate,field", SCHEMA_CASES + SEMANTIC_CASES, ids=[c[0] for c in SCHEMA_CASES + SEMANTIC_CASES])
+@pytest.mark.parametrize(
+    "case,mutate,field", SCHEMA_CASES + SEMANTIC_CASES, ids=[c[0] for c in SCHEMA_CASES + SEMANTIC_CASES]
+)
 def test_a_broken_library_is_refused_naming_the_field(shop_doc, tmp_path, capsys, case, mutate, field) -> None:
     path = tmp_path / "library.json"
     _broken(shop_doc, mutate, path)
@@ -275,12 +380,16 @@ def test_an_edit_after_a_successful_load_is_caught(shop_doc, tmp_path, monkeypat
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "libra.cli", *args], capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "libra.cli", *args], capture_output=True, text=True, timeout=300, cwd=ROOT, check=False
+    )
 
 
 def _one_error_line(out: subprocess.CompletedProcess[str], field: str) -> None:
     assert out.returncode == 2, (out.returncode, out.stderr)
-    assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.startswith("error: ") and out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, (
+        out.stderr
+    )
     assert field in out.stderr, out.stderr
 
 

@@ -16,7 +16,11 @@ from libra.schema import described_choices, literal_for
 
 
 def _tool(name: str, properties: dict[str, Any], required: list[str] | None = None, description: str = "") -> Tool:
-    return Tool(name=name, description=description or name, parameters={"type": "object", "properties": properties, "required": list(required or [])})
+    return Tool(
+        name=name,
+        description=description or name,
+        parameters={"type": "object", "properties": properties, "required": list(required or [])},
+    )
 
 
 def _success_values(tool: Tool, param: str) -> list[Any]:
@@ -39,7 +43,11 @@ def test_a_boolean_is_tried_both_ways() -> None:
 
 def test_an_effect_complete_boolean_still_gets_its_opposite() -> None:
     """``unlock`` against a tool named for locking is False first (F7), and True in a variant."""
-    tool = _tool("lock_doors", {"unlock": {"type": "boolean", "description": "True if unlock the doors, False if lock."}}, ["unlock"])
+    tool = _tool(
+        "lock_doors",
+        {"unlock": {"type": "boolean", "description": "True if unlock the doors, False if lock."}},
+        ["unlock"],
+    )
     assert _success_values(tool, "unlock") == [False, True]
 
 
@@ -105,7 +113,9 @@ def test_a_gate_that_starts_on_is_found_from_the_fresh_state() -> None:
     from libra.induction.build import BuildOptions, build_library
 
     lib = build_library(PhoneBenchmark(), None, BuildOptions(workers=0, progress=False))
-    assert any(r.kind == "state" and (r.provider, r.consumer) == ("Phone.set_wifi", "Phone.sync_mail") for r in lib.relations), lib.relations
+    assert any(
+        r.kind == "state" and (r.provider, r.consumer) == ("Phone.set_wifi", "Phone.sync_mail") for r in lib.relations
+    ), lib.relations
 
 
 # ------------------------------------------------------------------------------------------- defect 5
@@ -141,7 +151,11 @@ def test_an_action_still_gets_its_effect_complete_template() -> None:
 
 
 def test_free_strings_are_distinct_per_field() -> None:
-    tool = _tool("add_address", {p: {"type": "string"} for p in ("address1", "address2", "zip", "state", "note")}, ["address1", "address2", "zip", "state", "note"])
+    tool = _tool(
+        "add_address",
+        {p: {"type": "string"} for p in ("address1", "address2", "zip", "state", "note")},
+        ["address1", "address2", "zip", "state", "note"],
+    )
     values = [propose(tool).templates[0].arguments[p].value for p in tool.param_names]
     assert len(set(values)) == len(values), values
     # deterministic, and shared by fields of the same name in another tool
@@ -153,7 +167,9 @@ def test_conventional_kinds_stay_valid_and_distinct() -> None:
     schema = {"type": "string", "format": "email"}
     assert literal_for("sender_email", schema) != literal_for("recipient_email", schema)
     assert literal_for("source_file", {"type": "string"}) != literal_for("destination_file", {"type": "string"})
-    assert literal_for("home_phone", {"type": "string"}).isdigit() and literal_for("home_phone", {"type": "string"}) != literal_for("work_phone", {"type": "string"})
+    assert literal_for("home_phone", {"type": "string"}).isdigit() and literal_for(
+        "home_phone", {"type": "string"}
+    ) != literal_for("work_phone", {"type": "string"})
 
 
 def test_choices_written_in_the_description_are_read() -> None:
@@ -181,13 +197,28 @@ def test_quoted_alternatives_without_a_cue_are_the_choices() -> None:
 
 def test_examples_in_a_description_become_literals() -> None:
     """A lookup with an invented key returns nothing and no message to learn from; a described example can."""
-    tool = _tool("find_doctors", {"specialty": {"type": "string", "description": "Medical specialty, e.g. dermatology, cardiology"}}, ["specialty"])
+    tool = _tool(
+        "find_doctors",
+        {"specialty": {"type": "string", "description": "Medical specialty, e.g. dermatology, cardiology"}},
+        ["specialty"],
+    )
     assert _success_values(tool, "specialty") == ["dermatology"]  # examples are not the closed set: no variants
-    assert described_choices("Medical specialty, e.g. dermatology, cardiology") == (["dermatology", "cardiology"], False)
+    assert described_choices("Medical specialty, e.g. dermatology, cardiology") == (
+        ["dermatology", "cardiology"],
+        False,
+    )
 
 
 def test_list_items_are_built_from_the_item_schema() -> None:
-    item = {"type": "object", "properties": {"sku": {"type": "string"}, "gift_note": {"type": "string"}, "quantity": {"type": "integer", "minimum": 1}}, "required": ["sku", "gift_note", "quantity"]}
+    item = {
+        "type": "object",
+        "properties": {
+            "sku": {"type": "string"},
+            "gift_note": {"type": "string"},
+            "quantity": {"type": "integer", "minimum": 1},
+        },
+        "required": ["sku", "gift_note", "quantity"],
+    }
     value = literal_for("items", {"type": "array", "items": item, "minItems": 1})
     assert isinstance(value, list) and len(value) == 1
     assert set(value[0]) == {"sku", "gift_note", "quantity"} and value[0]["sku"] != value[0]["gift_note"]

@@ -34,13 +34,34 @@ def _tool(name: str, params: dict, required: list[str], description: str, respon
 
 def toy() -> Catalog:
     s = {"type": "string"}
-    return Catalog([
-        _tool("Shop.create_cart", {"owner": s}, ["owner"], "Create a new shopping cart.", {"type": "object", "properties": {"cart_id": s}}),
-        _tool("Shop.add_item", {"cart_id": s, "sku": s}, ["cart_id", "sku"], "Add a product to an existing cart.", {"type": "object", "properties": {"line_id": s}}),
-        _tool("Shop.checkout", {"cart_id": s}, ["cart_id"], "Pay for a cart.", {"type": "object", "properties": {"order_id": s}}),
-        _tool("Weather.forecast", {"city": s}, ["city"], "Tomorrow's weather forecast for a city."),
-        _tool("Mail.send", {"to": s, "body": s}, ["to", "body"], "Send an email message."),
-    ], name="toy")
+    return Catalog(
+        [
+            _tool(
+                "Shop.create_cart",
+                {"owner": s},
+                ["owner"],
+                "Create a new shopping cart.",
+                {"type": "object", "properties": {"cart_id": s}},
+            ),
+            _tool(
+                "Shop.add_item",
+                {"cart_id": s, "sku": s},
+                ["cart_id", "sku"],
+                "Add a product to an existing cart.",
+                {"type": "object", "properties": {"line_id": s}},
+            ),
+            _tool(
+                "Shop.checkout",
+                {"cart_id": s},
+                ["cart_id"],
+                "Pay for a cart.",
+                {"type": "object", "properties": {"order_id": s}},
+            ),
+            _tool("Weather.forecast", {"city": s}, ["city"], "Tomorrow's weather forecast for a city."),
+            _tool("Mail.send", {"to": s, "body": s}, ["to", "body"], "Send an email message."),
+        ],
+        name="toy",
+    )
 
 
 def run_for(srv: OpenAIStubServer, cache: Path, **kw) -> LLMRun:
@@ -61,7 +82,11 @@ def test_toolrex_judge_rewrite_and_fallbacks_then_a_free_rerun(tmp_path) -> None
         r = ToolRexRetriever(run_for(srv, tmp_path), "minilm").fit(cat)
         first = srv.count
         # prompts hold the tool's own card and nothing of other tools
-        gen = [x for x in srv.received if prompt_kind(x.body) == "profile" and "Tool: Shop.create_cart" in x.body["messages"][1]["content"]]
+        gen = [
+            x
+            for x in srv.received
+            if prompt_kind(x.body) == "profile" and "Tool: Shop.create_cart" in x.body["messages"][1]["content"]
+        ]
         assert len(gen) == 1 and tool_card(cat["Shop.create_cart"]) in gen[0].body["messages"][1]["content"]
         assert "Weather" not in gen[0].body["messages"][1]["content"]
         assert gen[0].body["temperature"] == 0
@@ -69,12 +94,19 @@ def test_toolrex_judge_rewrite_and_fallbacks_then_a_free_rerun(tmp_path) -> None
     assert first == 12 and r.run.stats.calls == 12
     assert r.profiles["Mail.send"] is None and r.profiles["Shop.add_item"] is not None
     stages = {(f.item, f.stage) for f in r.run.fallbacks}
-    assert {("Shop.checkout", "generate"), ("Mail.send", "generate"), ("Mail.send", "rewrite"), ("Weather.forecast", "judge")} <= stages
+    assert {
+        ("Shop.checkout", "generate"),
+        ("Mail.send", "generate"),
+        ("Mail.send", "rewrite"),
+        ("Weather.forecast", "judge"),
+    } <= stages
     top = r.score(["pay for my cart"])[0]
     assert cat.names[int(top.argmax())] == "Shop.checkout"
     # second run: the artifact is read, no call at all; without the artifact the reply cache answers everything
     with OpenAIStubServer(MethodResponder(cat)) as srv2:
-        again = ToolRexRetriever(LLMRun(ChatConfig(base_url=srv.url, model="stub", cache_path=str(tmp_path), **FAST)), "minilm").fit(cat)
+        again = ToolRexRetriever(
+            LLMRun(ChatConfig(base_url=srv.url, model="stub", cache_path=str(tmp_path), **FAST)), "minilm"
+        ).fit(cat)
         assert srv2.count == 0 and again.run.stats.calls == 0 and again.profiles == r.profiles
     for f in (tmp_path / "artifacts").glob("*.json"):
         f.unlink()
@@ -85,7 +117,10 @@ def test_toolrex_judge_rewrite_and_fallbacks_then_a_free_rerun(tmp_path) -> None
 
 def test_tgr_pairs_labels_and_malformed_labels(tmp_path) -> None:
     cat = toy()
-    scripts = {("label", "Shop.add_item | Shop.checkout"): ['{"label": "depends"}'], ("label", "Shop.checkout | Weather.forecast"): ["no"]}
+    scripts = {
+        ("label", "Shop.add_item | Shop.checkout"): ['{"label": "depends"}'],
+        ("label", "Shop.checkout | Weather.forecast"): ["no"],
+    }
     with OpenAIStubServer(MethodResponder(cat, scripts)) as srv:
         r = TGRRetriever(run_for(srv, tmp_path), "minilm", neighbours=0).fit(cat)
         labelled = [x for x in srv.received if prompt_kind(x.body) == "label"]
@@ -103,7 +138,10 @@ def test_tgr_pairs_labels_and_malformed_labels(tmp_path) -> None:
 
 def test_ego_trip_graph_and_malformed_triples(tmp_path) -> None:
     cat = toy()
-    scripts = {("triples", "Mail.send"): ['{"relationships": [{"head": "Mail.send"}]}'], ("triples", "Weather.forecast"): ["```json\nnot json\n```"]}
+    scripts = {
+        ("triples", "Mail.send"): ['{"relationships": [{"head": "Mail.send"}]}'],
+        ("triples", "Weather.forecast"): ["```json\nnot json\n```"],
+    }
     with OpenAIStubServer(MethodResponder(cat, scripts)) as srv:
         r = EgoTripRetriever(run_for(srv, tmp_path), "minilm", entries=3).fit(cat)
         assert srv.count == len(cat)
@@ -119,7 +157,9 @@ def _agent(srv: OpenAIStubServer, cache: Path, cat: Catalog, iterations: int = 1
     base = DenseRetriever("minilm").fit(cat)
     from libra.retrieval.base import retrieve_names
 
-    return ToolReAGtRetriever(run_for(srv, cache, **kw), base, "dense", lambda qs, d: retrieve_names(base, cat, qs, d), iterations, depth=3).fit(cat)
+    return ToolReAGtRetriever(
+        run_for(srv, cache, **kw), base, "dense", lambda qs, d: retrieve_names(base, cat, qs, d), iterations, depth=3
+    ).fit(cat)
 
 
 def test_toolreagt_iterations_stop_and_ranking(tmp_path) -> None:
@@ -133,7 +173,9 @@ def test_toolreagt_iterations_stop_and_ranking(tmp_path) -> None:
     assert len(turns) == 4 and agent.iterations == [4] and agent.searches == [3]
     first = turns[0].body["messages"]
     assert TOOL_NAME in first[0]["content"] and "Buy a red shirt." in first[1]["content"]
-    assert turns[1].body["messages"][2]["role"] == "assistant" and turns[1].body["messages"][3]["content"].startswith("Observation: [")
+    assert turns[1].body["messages"][2]["role"] == "assistant" and turns[1].body["messages"][3]["content"].startswith(
+        "Observation: ["
+    )
     sets = agent.by_iteration[0]
     assert len(sets) == 10 and sets[3:] == [sets[3]] * 7 and final == sets[-1]
     assert "Mail.send" in final and len(final) == 3
@@ -144,12 +186,14 @@ def test_toolreagt_malformed_turns_are_reported_back_and_recorded(tmp_path) -> N
     cat = toy()
     task = "Send an email to Bob."
     good = f'Thought: search.\nAction: {TOOL_NAME}\nAction Input: {{"input": "send email"}}'
-    scripts = {("agent", task): [
-        "I think I should look for tools.",  # neither Action nor Answer
-        'Thought: use it.\nAction: Mail.send\nAction Input: {"to": "bob"}',  # a catalog tool, not the retriever
-        f"Thought: search.\nAction: {TOOL_NAME}\nAction Input: {{input: send}}",  # not JSON
-        good,
-    ]}
+    scripts = {
+        ("agent", task): [
+            "I think I should look for tools.",  # neither Action nor Answer
+            'Thought: use it.\nAction: Mail.send\nAction Input: {"to": "bob"}',  # a catalog tool, not the retriever
+            f"Thought: search.\nAction: {TOOL_NAME}\nAction Input: {{input: send}}",  # not JSON
+            good,
+        ]
+    }
     with OpenAIStubServer(MethodResponder(cat, scripts, searches=0)) as srv:
         agent = _agent(srv, tmp_path, cat, iterations=5)
         [final] = agent.retrieve([task], 3)
@@ -159,7 +203,7 @@ def test_toolreagt_malformed_turns_are_reported_back_and_recorded(tmp_path) -> N
     assert any("there is no tool 'Mail.send'" in m["content"] for m in last if m["role"] == "user")
     assert agent.iterations == [5] and agent.searches == [1] and final[0] == "Mail.send"
     assert agent.by_iteration[0][:3] == [[], [], []]
-    assert parse_step("Thought: x\nAction: tool_retriever\nAction Input: {\"query\": \"q\"}").query == "q"
+    assert parse_step('Thought: x\nAction: tool_retriever\nAction Input: {"query": "q"}').query == "q"
     assert parse_step("<think>Action: nope</think>Thought: done\nAnswer: a").answer
 
 
@@ -177,7 +221,10 @@ def test_toolreagt_caps_iterations_and_falls_back_when_it_never_searches(tmp_pat
 
 def test_rate_limits_are_retried_and_timeouts_end_an_episode_uncached(tmp_path) -> None:
     cat = toy()
-    scripts = {("profile", "Shop.checkout"): [Reply(status=429)], ("agent", "slow task"): [Reply("Thought: x\nAnswer: y", delay=1.5)] * 2}
+    scripts = {
+        ("profile", "Shop.checkout"): [Reply(status=429)],
+        ("agent", "slow task"): [Reply("Thought: x\nAnswer: y", delay=1.5)] * 2,
+    }
     with OpenAIStubServer(MethodResponder(cat, scripts)) as srv:
         rex = ToolRexRetriever(run_for(srv, tmp_path / "a"), "minilm").fit(cat)
         assert rex.run.stats.retries == 1 and rex.run.stats.fallbacks == 0 and rex.profiles["Shop.checkout"]
@@ -199,12 +246,16 @@ def test_a_dead_endpoint_raises_instead_of_filling_fallbacks(tmp_path) -> None:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "libra.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "libra.cli", *args], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
 
 
 def test_cli_refuses_llm_methods_without_an_endpoint_and_lists_them() -> None:
     proc = _cli("eval", "bfcl", "--method", "toolreagt")
-    assert proc.returncode == 2 and proc.stderr.startswith("error: method toolreagt needs an OpenAI-compatible endpoint: add --llm-base-url")
+    assert proc.returncode == 2 and proc.stderr.startswith(
+        "error: method toolreagt needs an OpenAI-compatible endpoint: add --llm-base-url"
+    )
     assert "Traceback" not in proc.stderr and proc.stdout == ""
     helptext = _cli("eval", "--help").stdout
     for m in ("toolrex", "tgr-adapt", "ego-trip", "toolreagt"):
@@ -225,8 +276,26 @@ def test_cli_runs_the_agent_with_iteration_scores_plot_and_a_free_rerun(tmp_path
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     cat = get_benchmark("shop-tasks").catalog()
     with OpenAIStubServer(MethodResponder(cat, searches=2)) as srv:
-        argv = ["eval", "shop-tasks", "--method", "toolreagt", "--base", "dense", "--iterations", "4", "--llm-base-url", srv.url, "--llm-model", "stub",
-                "--llm-cache", str(tmp_path / "llm"), "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "it.png")]
+        argv = [
+            "eval",
+            "shop-tasks",
+            "--method",
+            "toolreagt",
+            "--base",
+            "dense",
+            "--iterations",
+            "4",
+            "--llm-base-url",
+            srv.url,
+            "--llm-model",
+            "stub",
+            "--llm-cache",
+            str(tmp_path / "llm"),
+            "--json",
+            str(tmp_path / "r.json"),
+            "--plot",
+            str(tmp_path / "it.png"),
+        ]
         with pytest.raises(SystemExit) as first:
             main(argv)
         served = srv.count
@@ -236,7 +305,9 @@ def test_cli_runs_the_agent_with_iteration_scores_plot_and_a_free_rerun(tmp_path
     capsys.readouterr()
     assert first.value.code in (0, None) and second.value.code in (0, None)
     [row] = json.loads((tmp_path / "r.json").read_text())["results"]
-    assert row["base"] == "dense" and row["llm"]["calls"] == served == 2 * 2  # one-line tasks: one search and an answer each
+    assert (
+        row["base"] == "dense" and row["llm"]["calls"] == served == 2 * 2
+    )  # one-line tasks: one search and an answer each
     assert [p["iteration"] for p in row["by_iteration"]] == [1, 2, 3, 4] and row["fallbacks"] == 0
     assert (tmp_path / "it.png").read_bytes()[:4] == b"\x89PNG"
     [again] = json.loads((tmp_path / "r2.json").read_text())["results"]

@@ -1,4 +1,5 @@
-"""The LLM contract proposer over real HTTP, through the real openai SDK, against a scripted local endpoint (no mocks)."""
+"""The LLM contract proposer over real HTTP, through the real openai SDK, against a scripted local endpoint (no
+mocks)."""
 
 from __future__ import annotations
 
@@ -44,16 +45,37 @@ def _tool(name: str, params: dict, required: list[str], description: str, respon
 def toy_catalog() -> Catalog:
     return Catalog(
         [
-            _tool("Shop.create_cart", {"owner": {"type": "string", "description": "Name of the new cart's owner."}}, ["owner"],
-                  "Create a new shopping cart.", {"type": "object", "properties": {"cart_id": {"type": "string"}}}),
-            _tool("Shop.add_item", {"cart_id": {"type": "string", "description": "ID of an existing cart."},
-                                    "sku": {"type": "string", "description": "Product code to add."},
-                                    "quantity": {"type": "integer", "description": "How many units."}},
-                  ["cart_id", "sku"], "Add a product to an existing cart.",
-                  {"type": "object", "properties": {"line_id": {"type": "string"}, "total": {"type": "number"}}}),
-            _tool("Shop.checkout", {"cart_id": {"type": "string", "description": "ID of an existing cart."}}, ["cart_id"],
-                  "Pay for a cart.", {"type": "object", "properties": {"order_id": {"type": "string"}, "paid": {"type": "boolean"}}}),
-            _tool("Weather.forecast", {"city": {"type": "string", "description": "City name."}}, ["city"], "Tomorrow's forecast for a city."),
+            _tool(
+                "Shop.create_cart",
+                {"owner": {"type": "string", "description": "Name of the new cart's owner."}},
+                ["owner"],
+                "Create a new shopping cart.",
+                {"type": "object", "properties": {"cart_id": {"type": "string"}}},
+            ),
+            _tool(
+                "Shop.add_item",
+                {
+                    "cart_id": {"type": "string", "description": "ID of an existing cart."},
+                    "sku": {"type": "string", "description": "Product code to add."},
+                    "quantity": {"type": "integer", "description": "How many units."},
+                },
+                ["cart_id", "sku"],
+                "Add a product to an existing cart.",
+                {"type": "object", "properties": {"line_id": {"type": "string"}, "total": {"type": "number"}}},
+            ),
+            _tool(
+                "Shop.checkout",
+                {"cart_id": {"type": "string", "description": "ID of an existing cart."}},
+                ["cart_id"],
+                "Pay for a cart.",
+                {"type": "object", "properties": {"order_id": {"type": "string"}, "paid": {"type": "boolean"}}},
+            ),
+            _tool(
+                "Weather.forecast",
+                {"city": {"type": "string", "description": "City name."}},
+                ["city"],
+                "Tomorrow's forecast for a city.",
+            ),
         ],
         name="toy",
     )
@@ -77,9 +99,20 @@ def test_prompt_fields_rules_and_conventions() -> None:
     system, user = build_messages(tool)
     assert system["role"] == "system" and "single tool" in system["content"]
     req = json.loads(user["content"])
-    assert list(req) == ["contract_version", "revision", "feedback_policy", "public_tool_metadata", "invocation_record_schema",
-                         "required_output_schema", "rules"]
-    assert req["contract_version"] == CONTRACT_VERSION and req["revision"] == 0 and req["feedback_policy"] == "complete_same_tool"
+    assert list(req) == [
+        "contract_version",
+        "revision",
+        "feedback_policy",
+        "public_tool_metadata",
+        "invocation_record_schema",
+        "required_output_schema",
+        "rules",
+    ]
+    assert (
+        req["contract_version"] == CONTRACT_VERSION
+        and req["revision"] == 0
+        and req["feedback_policy"] == "complete_same_tool"
+    )
     assert req["public_tool_metadata"] == tool.document()
     assert req["required_output_schema"]["title"].startswith("LIBRA executable tool contract")
     assert req["invocation_record_schema"]["required"][0] == "status"
@@ -98,22 +131,52 @@ def test_prompt_fields_rules_and_conventions() -> None:
     assert "effect-complete" in next(r for r in stateful if r.startswith("1.7. "))
 
     # A tool-level setting picks the JSON-object calling convention and the shared profile.
-    obj_tool = Tool(tool.name, tool.description, tool.parameters, metadata={"calling_convention": "json_object", "contract_rules": "shared"})
+    obj_tool = Tool(
+        tool.name,
+        tool.description,
+        tool.parameters,
+        metadata={"calling_convention": "json_object", "contract_rules": "shared"},
+    )
     p = LLMProposer(base_url="http://127.0.0.1:9/v1", model="m")
     obj_req = json.loads(p.messages(obj_tool)[1]["content"])
     assert len(obj_req["rules"]) == 40 and "metadata" not in obj_req["public_tool_metadata"]
     reg = LLMProposer(base_url="http://127.0.0.1:9/v1", model="m", rules="registry")
-    assert any("single JSON object" in r for r in json.loads(reg.messages(Tool(tool.name, tool.description, tool.parameters, metadata={"calling_convention": "json_object"}))[1]["content"])["rules"])
+    assert any(
+        "single JSON object" in r
+        for r in json.loads(
+            reg.messages(
+                Tool(tool.name, tool.description, tool.parameters, metadata={"calling_convention": "json_object"})
+            )[1]["content"]
+        )["rules"]
+    )
     with pytest.raises(ConfigError):
         p.messages(Tool(tool.name, metadata={"calling_convention": "positional"}))
 
     # A revision adds the previous contract, the instruction, the same-tool feedback and its note.
     prev = propose(tool)
-    record = {"status": "success", "output": {"line_id": "L-77"}, "state_changes": {}, "error": None, "duration_ms": 1.0}
-    fb = [{"template": "complete", "expected": "success", "observed": "unmatched", "arguments": {"cart_id": "c1", "sku": "A"}, "record": record}]
+    record = {
+        "status": "success",
+        "output": {"line_id": "L-77"},
+        "state_changes": {},
+        "error": None,
+        "duration_ms": 1.0,
+    }
+    fb = [
+        {
+            "template": "complete",
+            "expected": "success",
+            "observed": "unmatched",
+            "arguments": {"cart_id": "c1", "sku": "A"},
+            "record": record,
+        }
+    ]
     rev = json.loads(build_messages(tool, revision=1, previous=prev, feedback=fb)[1]["content"])
     assert list(rev)[7:] == ["previous_contract", "instruction", "same_tool_invocation_feedback", "feedback_note"]
-    assert rev["revision"] == 1 and rev["previous_contract"]["tool"] == tool.name and "notes" not in rev["previous_contract"]
+    assert (
+        rev["revision"] == 1
+        and rev["previous_contract"]["tool"] == tool.name
+        and "notes" not in rev["previous_contract"]
+    )
     shown = rev["same_tool_invocation_feedback"]["triggering_call"]["invocation_result"]
     assert shown == {k: v for k, v in record.items() if k != "duration_ms"}  # timings would break the cache
     assert "never copy a concrete value" in rev["feedback_note"]
@@ -148,7 +211,9 @@ def test_bfcl_prompt_holds_only_its_own_tool_metadata() -> None:
     text = "\n".join(m["content"] for m in LLMProposer(base_url="http://127.0.0.1:9/v1", model="m").messages(tool))
     other_classes = sorted({t.group for t in cat} - {tool.group})
     queries = [t.query.strip()[:50] for t in tasks if len(t.query.strip()) >= 30]
-    _assert_isolated(text, tool, [t for t in cat if t.name != tool.name], other_classes + queries + [t.id for t in tasks])
+    _assert_isolated(
+        text, tool, [t for t in cat if t.name != tool.name], other_classes + queries + [t.id for t in tasks]
+    )
     assert not any(json.dumps(list(t.gold)) in text for t in tasks)
 
 
@@ -202,7 +267,12 @@ def test_three_unusable_replies_fall_back_to_offline() -> None:
     wrong_literal["templates"][0]["arguments"]["quantity"] = {"kind": "literal", "value": "three"}
     no_templates = json.loads(valid_reply(tool))
     no_templates["templates"] = []
-    script = ["no contract today", json.dumps(wrong_literal), "```json\n" + json.dumps(no_templates) + "\n```", valid_reply(tool)]
+    script = [
+        "no contract today",
+        json.dumps(wrong_literal),
+        "```json\n" + json.dumps(no_templates) + "\n```",
+        valid_reply(tool),
+    ]
     with OpenAIStubServer(ScriptedResponder({tool.name: script})) as srv:
         p = proposer(srv)
         c = p.propose(tool)
@@ -220,7 +290,9 @@ def test_three_unusable_replies_fall_back_to_offline() -> None:
 
 def test_rate_limits_and_server_errors_are_retried() -> None:
     tool = toy_catalog()["Weather.forecast"]
-    with OpenAIStubServer(ScriptedResponder({tool.name: [Reply(status=429), Reply(status=500), Reply(status=503), valid_reply(tool)]})) as srv:
+    with OpenAIStubServer(
+        ScriptedResponder({tool.name: [Reply(status=429), Reply(status=500), Reply(status=503), valid_reply(tool)]})
+    ) as srv:
         p = proposer(srv)
         c = p.propose(tool)
         assert srv.count == 4
@@ -255,7 +327,9 @@ def test_cache_makes_a_rebuild_free_and_identical(tmp_path) -> None:
 
 
 def test_propose_all_respects_the_concurrency_limit() -> None:
-    tools = [_tool(f"Many.op{i}", {"value": {"type": "integer"}}, ["value"], f"Operation number {i}.") for i in range(8)]
+    tools = [
+        _tool(f"Many.op{i}", {"value": {"type": "integer"}}, ["value"], f"Operation number {i}.") for i in range(8)
+    ]
     with OpenAIStubServer(delay=0.15) as srv:
         p = proposer(srv, concurrency=3)
         out = p.propose_all(Catalog(tools))
@@ -320,21 +394,52 @@ def test_check_contracts_with_the_llm_proposer() -> None:
     rt = PythonRuntime.from_classes([Vault], trusted=True)
     try:
         cat = rt.catalog
-        success = {"type": "object", "properties": {"status": {"const": "success"}, "output": {"type": "object"}}, "required": ["status", "output"]}
+        success = {
+            "type": "object",
+            "properties": {"status": {"const": "success"}, "output": {"type": "object"}},
+            "required": ["status", "output"],
+        }
         failure = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}
         open_c = {
-            "templates": [{"name": "open", "expected": "success", "arguments": {"owner": {"kind": "literal", "value": "Ann"}}}],
-            "exports": [{"name": "account_id", "source": "response", "path": "$.account_id", "schema": {"type": "string"}, "propagate": True}],
-            "success": success, "failure": failure,
+            "templates": [
+                {"name": "open", "expected": "success", "arguments": {"owner": {"kind": "literal", "value": "Ann"}}}
+            ],
+            "exports": [
+                {
+                    "name": "account_id",
+                    "source": "response",
+                    "path": "$.account_id",
+                    "schema": {"type": "string"},
+                    "propagate": True,
+                }
+            ],
+            "success": success,
+            "failure": failure,
         }
-        deposit_args = {"account_id": {"kind": "observation", "refers_to": "ID of an existing account", "field": "account_id"},
-                        "amount": {"kind": "literal", "value": 5}}
+        deposit_args = {
+            "account_id": {"kind": "observation", "refers_to": "ID of an existing account", "field": "account_id"},
+            "amount": {"kind": "literal", "value": 5},
+        }
         deposit_bad = {  # S+ expects an array output, so the observed success matches neither S+ nor S-
             "templates": [{"name": "deposit", "expected": "success", "arguments": deposit_args}],
-            "exports": [{"name": "balance", "source": "response", "path": "$.balance", "schema": {"type": "integer"}, "propagate": True}],
-            "success": {**success, "properties": {"status": {"const": "success"}, "output": {"type": "array"}}}, "failure": failure,
+            "exports": [
+                {
+                    "name": "balance",
+                    "source": "response",
+                    "path": "$.balance",
+                    "schema": {"type": "integer"},
+                    "propagate": True,
+                }
+            ],
+            "success": {**success, "properties": {"status": {"const": "success"}, "output": {"type": "array"}}},
+            "failure": failure,
         }
-        deposit_schema_invalid = {**deposit_bad, "templates": [{"name": "deposit", "expected": "success", "arguments": {"amount": {"kind": "literal", "value": 5}}}]}
+        deposit_schema_invalid = {
+            **deposit_bad,
+            "templates": [
+                {"name": "deposit", "expected": "success", "arguments": {"amount": {"kind": "literal", "value": 5}}}
+            ],
+        }
         deposit_fixed = {**deposit_bad, "success": success}
         script = {
             "Vault.open_account": [json.dumps(open_c)],
@@ -352,10 +457,15 @@ def test_check_contracts_with_the_llm_proposer() -> None:
     # open_account's state change (a new account) is reached by no export, so it gets one feedback revision too,
     # answered by the stub's offline-derived responder.
     assert [r.payload["revision"] for r in open_reqs] == [0, 1]
-    assert open_reqs[1].payload["same_tool_invocation_feedback"]["triggering_call"]["invocation_result"]["state_changes"]
+    assert open_reqs[1].payload["same_tool_invocation_feedback"]["triggering_call"]["invocation_result"][
+        "state_changes"
+    ]
     assert "required parameter 'account_id'" in dep_reqs[1]["rejected_reply"]["problems"][0]
     revision = dep_reqs[2]
-    assert revision["revision"] == 1 and revision["previous_contract"]["success"]["properties"]["output"]["type"] == "array"
+    assert (
+        revision["revision"] == 1
+        and revision["previous_contract"]["success"]["properties"]["output"]["type"] == "array"
+    )
     trigger = revision["same_tool_invocation_feedback"]["triggering_call"]
     assert trigger["observed"] == "unmatched" and trigger["invocation_result"]["status"] == "success"
     assert trigger["invocation_result"]["output"] == {"balance": 5} and "feedback_note" in revision
@@ -379,8 +489,12 @@ def test_check_contracts_with_the_llm_proposer() -> None:
 
 
 def test_fake_openai_server_script_serves_valid_contracts() -> None:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "fake_openai_server.py"), "--port", "0"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmarks" / "fake_openai_server.py"), "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         url = proc.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
@@ -407,7 +521,10 @@ def test_cache_replays_revisions_of_a_check_run(tmp_path) -> None:
                 runs.append((srv.count, p.stats.cache_hits, {k: c.to_dict() for k, c in summary.contracts.items()}))
                 revisions = [r.payload for r in srv.received if r.payload["revision"] > 0]
                 for payload in revisions:
-                    assert "duration_ms" not in payload["same_tool_invocation_feedback"]["triggering_call"]["invocation_result"]
+                    assert (
+                        "duration_ms"
+                        not in payload["same_tool_invocation_feedback"]["triggering_call"]["invocation_result"]
+                    )
     finally:
         rt.close()
     (first_http, _, first), (second_http, second_hits, second) = runs

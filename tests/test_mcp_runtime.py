@@ -54,8 +54,18 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def fs_git_servers() -> list[dict]:
     npm, pypi = npm_servers_bin(), pypi_servers_bin()
     return [
-        {"name": "fs", "command": str(npm / "mcp-server-filesystem"), "args": ["{sandbox}"], "restart_on_restore": False},
-        {"name": "git", "command": str(pypi / "mcp-server-git"), "args": ["--repository", "{sandbox}/repo"], "restart_on_restore": False},
+        {
+            "name": "fs",
+            "command": str(npm / "mcp-server-filesystem"),
+            "args": ["{sandbox}"],
+            "restart_on_restore": False,
+        },
+        {
+            "name": "git",
+            "command": str(pypi / "mcp-server-git"),
+            "args": ["--repository", "{sandbox}/repo"],
+            "restart_on_restore": False,
+        },
     ]
 
 
@@ -64,7 +74,12 @@ def workspace(template: Path):
     """filesystem, git, memory and time sharing one sandbox."""
     npm, pypi = npm_servers_bin(), pypi_servers_bin()
     servers = fs_git_servers() + [
-        {"name": "memory", "command": str(npm / "mcp-server-memory"), "env": {"MEMORY_FILE_PATH": "{sandbox}/memory.jsonl"}, "restart_on_restore": False},
+        {
+            "name": "memory",
+            "command": str(npm / "mcp-server-memory"),
+            "env": {"MEMORY_FILE_PATH": "{sandbox}/memory.jsonl"},
+            "restart_on_restore": False,
+        },
         {"name": "time", "command": str(pypi / "mcp-server-time"), "restart_on_restore": False},
     ]
     rt = McpRuntime(servers, template)
@@ -74,7 +89,14 @@ def workspace(template: Path):
 
 def test_catalog_comes_from_every_server(workspace: McpRuntime) -> None:
     names = set(workspace.catalog.names)
-    assert {"fs.write_file", "fs.read_text_file", "git.git_add", "git.git_commit", "memory.create_entities", "time.get_current_time"} <= names
+    assert {
+        "fs.write_file",
+        "fs.read_text_file",
+        "git.git_add",
+        "git.git_commit",
+        "memory.create_entities",
+        "time.get_current_time",
+    } <= names
     add = workspace.catalog["git.git_add"]
     assert add.group == "git" and {"repo_path", "files"} <= set(add.required)
     assert add.metadata["annotations"]["readOnlyHint"] is False and add.metadata["mcp_name"] == "git_add"
@@ -107,7 +129,10 @@ def test_git_add_then_commit_across_servers(workspace: McpRuntime) -> None:
     rec, committed = workspace.invoke(staged, "git.git_commit", {"repo_path": repo, "message": "add a"})
     assert rec.status == "success" and committed != staged
     shown = rec.state_changes["sandbox"]["added"].values()  # git objects shown inflated: the commit is readable
-    assert any(v.startswith("commit ") and "author libra <libra@example.invalid> 1735732800 +0000" in v and "\n\nadd a" in v for v in shown)
+    assert any(
+        v.startswith("commit ") and "author libra <libra@example.invalid> 1735732800 +0000" in v and "\n\nadd a" in v
+        for v in shown
+    )
     log, _ = workspace.invoke(committed, "git.git_log", {"repo_path": repo})
     assert "add a" in str(log.output)
     log, _ = workspace.invoke(staged, "git.git_log", {"repo_path": repo})
@@ -119,7 +144,11 @@ def test_identical_calls_give_identical_states_in_another_runtime(workspace: Mcp
         repo = f"{rt.sandbox.path}/repo"
         s = rt.fresh()
         out = [s.fingerprint]
-        for tool, args in [("fs.write_file", {"path": f"{repo}/b.txt", "content": "B\n"}), ("git.git_add", {"repo_path": repo, "files": ["b.txt"]}), ("git.git_commit", {"repo_path": repo, "message": "b"})]:
+        for tool, args in [
+            ("fs.write_file", {"path": f"{repo}/b.txt", "content": "B\n"}),
+            ("git.git_add", {"repo_path": repo, "files": ["b.txt"]}),
+            ("git.git_commit", {"repo_path": repo, "message": "b"}),
+        ]:
             rec, s = rt.invoke(s, tool, args)
             assert rec.status == "success", rec.error
             out.append(s.fingerprint)
@@ -140,11 +169,17 @@ def test_identical_calls_give_identical_states_in_another_runtime(workspace: Mcp
 
 def test_memory_server_and_time_server(workspace: McpRuntime) -> None:
     fresh = workspace.fresh()
-    rec, created = workspace.invoke(fresh, "memory.create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]})
+    rec, created = workspace.invoke(
+        fresh, "memory.create_entities", {"entities": [{"name": "Ada", "entityType": "person", "observations": []}]}
+    )
     assert rec.status == "success" and created != fresh
-    rec, observed = workspace.invoke(created, "memory.add_observations", {"observations": [{"entityName": "Ada", "contents": ["writes programs"]}]})
+    rec, observed = workspace.invoke(
+        created, "memory.add_observations", {"observations": [{"entityName": "Ada", "contents": ["writes programs"]}]}
+    )
     assert rec.status == "success" and observed != created
-    rec, same = workspace.invoke(fresh, "memory.add_observations", {"observations": [{"entityName": "Ada", "contents": ["writes programs"]}]})
+    rec, same = workspace.invoke(
+        fresh, "memory.add_observations", {"observations": [{"entityName": "Ada", "contents": ["writes programs"]}]}
+    )
     assert rec.status != "success" and same == fresh
     rec, same = workspace.invoke(fresh, "time.get_current_time", {"timezone": "UTC"})
     assert rec.status == "success" and same == fresh and rec.state_changes == {}
@@ -153,7 +188,9 @@ def test_memory_server_and_time_server(workspace: McpRuntime) -> None:
 
 
 def test_one_x_server_falls_back_to_the_handshake(tmp_path: Path) -> None:
-    rt = McpRuntime([{"name": "legacy", "command": str(mcp1_python()), "args": [str(HERE / "legacy_server.py"), "{sandbox}"]}])
+    rt = McpRuntime(
+        [{"name": "legacy", "command": str(mcp1_python()), "args": [str(HERE / "legacy_server.py"), "{sandbox}"]}]
+    )
     try:
         assert rt._conns["legacy"].protocol in HANDSHAKE_ERA
         assert set(rt.catalog.names) == {"legacy.put", "legacy.get"}
@@ -168,7 +205,14 @@ def test_one_x_server_falls_back_to_the_handshake(tmp_path: Path) -> None:
 
 
 def signin_spec(**extra: object) -> dict:
-    return {"name": "notes", "command": sys.executable, "args": [str(HERE / "signin_server.py")], "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process", **extra}
+    return {
+        "name": "notes",
+        "command": sys.executable,
+        "args": [str(HERE / "signin_server.py")],
+        "env": {"NOTES_DIR": "{sandbox}/notes"},
+        "state": "process",
+        **extra,
+    }
 
 
 @pytest.mark.parametrize("parked", [0, 3])
@@ -184,7 +228,10 @@ def test_state_in_server_memory_is_replayed_or_parked(parked: int) -> None:
         rec, noted = rt.invoke(signed, "notes.add_note", {"access_token": token, "title": "t", "text": "body"})
         assert rec.status == "success" and "notes/alice/n1.txt" in str(rec.state_changes)
         view = rt.view(noted)
-        assert view["sandbox"] == {"notes/alice/n1.txt": "t\nbody\n"} and [c["tool"] for c in view["memory"]] == ["notes.sign_in", "notes.add_note"]
+        assert view["sandbox"] == {"notes/alice/n1.txt": "t\nbody\n"} and [c["tool"] for c in view["memory"]] == [
+            "notes.sign_in",
+            "notes.add_note",
+        ]
         rec, _ = rt.invoke(fresh, "notes.add_note", {"access_token": token, "title": "t", "text": "body"})
         assert rec.status == "rejected" and "not signed in" in rec.error
         replayed, restarts = rt.stats["replayed_calls"], rt.restarts
@@ -215,7 +262,9 @@ def test_streamable_http_server_started_by_command() -> None:
 
 @pytest.fixture(scope="module")
 def bad():
-    rt = McpRuntime([{"name": "bad", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py")], "timeout": 2}])
+    rt = McpRuntime(
+        [{"name": "bad", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py")], "timeout": 2}]
+    )
     yield rt
     close_and_check(rt)
 
@@ -225,7 +274,12 @@ def test_crash_on_a_call_is_an_error_record_and_the_next_call_works(bad: McpRunt
     for i in range(2):
         assert bad.invoke(fresh, "bad.crash_on_third", {"text": f"c{i}"})[0].status == "success"
     rec, same = bad.invoke(fresh, "bad.crash_on_third", {"text": "c2"})
-    assert rec.status == "error" and "exited with status 7" in rec.error and "simulated crash" in rec.error and same == fresh
+    assert (
+        rec.status == "error"
+        and "exited with status 7" in rec.error
+        and "simulated crash" in rec.error
+        and same == fresh
+    )
     assert bad.invoke(fresh, "bad.echo", {"text": "after crash"})[0].output == {"result": "after crash"}
 
 
@@ -244,7 +298,11 @@ def test_garbage_on_stdout_is_an_error_record_and_the_next_call_works(bad: McpRu
 def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
     assert bad.catalog["bad.peek"].metadata["annotations"]["readOnlyHint"] is True
     rec, after = bad.invoke(bad.fresh(), "bad.peek", {"text": "seen"})
-    assert rec.status == "success" and after != bad.fresh() and rec.state_changes["sandbox"]["added"] == {'["peek.log"]': "seen\n"}
+    assert (
+        rec.status == "success"
+        and after != bad.fresh()
+        and rec.state_changes["sandbox"]["added"] == {'["peek.log"]': "seen\n"}
+    )
     assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
     # a mixed build's runtime reports its sides' conflicts, and the build health summary prints them
     from libra.cli.library import health_lines
@@ -252,7 +310,10 @@ def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
 
     assert CompositeRuntime([bad]).hint_conflicts == bad.hint_conflicts
     printed = [text for text, _style in health_lines({"hint_conflicts": bad.hint_conflicts})]
-    assert printed == ["  annotations contradicted by what the tools did:", "    bad.peek: marked readOnlyHint but changed the sandbox"]
+    assert printed == [
+        "  annotations contradicted by what the tools did:",
+        "    bad.peek: marked readOnlyHint but changed the sandbox",
+    ]
 
 
 def test_servers_run_without_network_unless_allowed(bad: McpRuntime) -> None:
@@ -263,7 +324,16 @@ def test_servers_run_without_network_unless_allowed(bad: McpRuntime) -> None:
         port = listener.getsockname()[1]
         rec, _ = bad.invoke(bad.fresh(), "bad.connect", {"port": port})
         assert rec.status == "rejected" and "connect" in rec.error
-        open_rt = McpRuntime([{"name": "bad", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py")], "allow_network": True}])
+        open_rt = McpRuntime(
+            [
+                {
+                    "name": "bad",
+                    "command": str(mcp1_python()),
+                    "args": [str(HERE / "bad_server.py")],
+                    "allow_network": True,
+                }
+            ]
+        )
         try:
             assert open_rt.network_isolation == "allowed"
             rec, _ = open_rt.invoke(open_rt.fresh(), "bad.connect", {"port": port})
@@ -273,8 +343,13 @@ def test_servers_run_without_network_unless_allowed(bad: McpRuntime) -> None:
 
 
 def test_a_server_that_cannot_start_is_named_with_its_stderr() -> None:
-    with pytest.raises(McpServerError, match=r"MCP server 'db' failed to start: it exited with status 3; stderr: .*cannot open its database"):
-        McpRuntime([{"name": "db", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py"), "--exit-at-start"]}])
+    with pytest.raises(
+        McpServerError,
+        match=r"MCP server 'db' failed to start: it exited with status 3; stderr: .*cannot open its database",
+    ):
+        McpRuntime(
+            [{"name": "db", "command": str(mcp1_python()), "args": [str(HERE / "bad_server.py"), "--exit-at-start"]}]
+        )
     with pytest.raises(McpServerError, match=r"MCP server 'ghost' failed to start: cannot run '/nonexistent/ghost'"):
         McpRuntime([{"name": "ghost", "command": "/nonexistent/ghost"}])
 
@@ -288,7 +363,9 @@ def test_server_tables_are_checked() -> None:
         ServerSpec.from_config({"name": "x", "url": "http://127.0.0.1:9/mcp", "state": "process"})
     with pytest.raises(ConfigError, match="letters, digits"):
         ServerSpec.from_config({"name": "a.b", "command": "y"})
-    spec = ServerSpec.from_config({"name": "x", "command": "y", "args": ["--root", "{sandbox}/r"], "env": {"DB": "{sandbox}/db"}}).expanded(Path("/sb"), None)
+    spec = ServerSpec.from_config(
+        {"name": "x", "command": "y", "args": ["--root", "{sandbox}/r"], "env": {"DB": "{sandbox}/db"}}
+    ).expanded(Path("/sb"), None)
     assert spec.args == ("--root", "/sb/r") and spec.env == {"DB": "/sb/db"}
 
 
@@ -313,7 +390,10 @@ def test_fingerprints_ignore_mtimes_and_git_stat_data(tmp_path: Path) -> None:
     after = sandbox.scan()
     assert (repo / ".git" / "index").read_bytes() != raw  # git rewrote the stat data
     assert fingerprint(after) == fingerprint(before)
-    assert git_index_entries(raw) == subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
+    assert (
+        git_index_entries(raw)
+        == subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
+    )
     (repo / "f.txt").write_text("y\n")
     assert fingerprint(sandbox.scan()) != fingerprint(before)
     sandbox.restore(before)
@@ -341,7 +421,9 @@ def test_a_state_from_an_earlier_runtime_is_replayed(template: Path, tmp_path: P
     try:
         note = f"{first.sandbox.path}/repo/n.txt"
         _, written = first.invoke(first.fresh(), "fs.write_file", {"path": note, "content": "N"})
-        _, staged = first.invoke(written, "git.git_add", {"repo_path": f"{first.sandbox.path}/repo", "files": ["n.txt"]})
+        _, staged = first.invoke(
+            written, "git.git_add", {"repo_path": f"{first.sandbox.path}/repo", "files": ["n.txt"]}
+        )
     finally:
         close_and_check(first)
     second = McpRuntime(fs_git_servers(), template, workdir=tmp_path)
@@ -364,7 +446,12 @@ def test_streamable_http_server_run_by_someone_else(tmp_path: Path) -> None:
 
     port = free_port()
     env = {**os.environ, "NOTES_DIR": str(tmp_path / "notes")}
-    server = subprocess.Popen([sys.executable, str(HERE / "signin_server.py"), "--http", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, str(HERE / "signin_server.py"), "--http", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -434,7 +521,9 @@ def test_a_project_file_maps_onto_the_source(tmp_path: Path) -> None:
     )
     source = McpSource.from_config(config, tmp_path)
     assert source.template == tmp_path / "tpl" and [s.name for s in source.specs] == ["git", "web"]
-    assert source.specs[0].args == ("--repository", "{sandbox}/repo") and source.specs[1].url == "http://127.0.0.1:9/mcp"
+    assert (
+        source.specs[0].args == ("--repository", "{sandbox}/repo") and source.specs[1].url == "http://127.0.0.1:9/mcp"
+    )
     assert source.fixtures() == {"repo_path": f"{source.sandbox_path}/repo"}
     assert len(McpSource.from_config({**config, "python": [{"tools": "pkg.mod"}]}, tmp_path).specs) == 2  # not ours
     with pytest.raises(ConfigError, match=r"\[sandbox\]: unknown key\(s\) \['tempalte'\]"):
@@ -466,10 +555,16 @@ def test_restore_in_place_puts_back_every_kind_of_change(tmp_path: Path) -> None
     (root / "new" / "deep" / "x").write_bytes(b"\x00\x01")
     changed = sandbox.scan()
     diff = sandbox.diff(before, changed)
-    assert set(diff["added"]) == {'["new/deep/x"]'} and '["empty"]' in diff["removed"] and '["run.sh"]' in diff["changed"]
+    assert (
+        set(diff["added"]) == {'["new/deep/x"]'} and '["empty"]' in diff["removed"] and '["run.sh"]' in diff["changed"]
+    )
     sandbox.restore(before)
     assert sandbox.scan() == before and fingerprint(sandbox.scan()) == fingerprint(before)
-    assert os.readlink(root / "link") == "a/b/f.txt" and os.access(root / "run.sh", os.X_OK) and not (root / "new").exists()
+    assert (
+        os.readlink(root / "link") == "a/b/f.txt"
+        and os.access(root / "run.sh", os.X_OK)
+        and not (root / "new").exists()
+    )
     sandbox.restore(changed)
     assert fingerprint(sandbox.scan()) == fingerprint(changed)
 
@@ -485,7 +580,9 @@ def test_git_index_version_4_is_read(tmp_path: Path) -> None:
     subprocess.run(["git", "-C", str(repo), "update-index", "--index-version", "4"], check=True, env=env)
     data = (repo / ".git" / "index").read_bytes()
     assert int.from_bytes(data[4:8], "big") == 4
-    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True).stdout
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "ls-files", "-s"], capture_output=True, text=True, check=True
+    ).stdout
     assert git_index_entries(data) == listed
 
 
@@ -510,7 +607,9 @@ def test_servers_die_with_a_build_killed_by_sigkill(tmp_path):
     spec = signin_spec(args=[str(HERE / "signin_server.py"), "--http", "{port}"], url="http://127.0.0.1:{port}/mcp")
     spec["env"] = {"NOTES_DIR": str(tmp_path / "notes")}
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, json.dumps([spec])], env=env, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, json.dumps([spec])], env=env, stdout=subprocess.PIPE, text=True
+    )
     try:
         pids = json.loads(holder.stdout.readline())
         assert pids and all(running(p) for p in pids)

@@ -38,8 +38,20 @@ def test_round_trip_of_records_and_states(tmp_path: Path) -> None:
     a = _split("fa", ("Shop", shared), ("Bank", b"one"))
     b = _split("fb", ("Shop", shared), ("Bank", b"two"))
     opaque = State("fc", {"rows": [1, 2, (3, 4)]})
-    rec = {"status": "success", "output": {"id": 7, "t": (1, 2)}, "state_changes": {}, "error": None, "duration_ms": 1.5}
-    lights = store.put_many([(("f0", "Shop.add", "{}"), rec, a), (("f0", "Shop.add", '{"x": 1}'), rec, b), (("fa", "Bank.get", "{}"), rec, opaque)])
+    rec = {
+        "status": "success",
+        "output": {"id": 7, "t": (1, 2)},
+        "state_changes": {},
+        "error": None,
+        "duration_ms": 1.5,
+    }
+    lights = store.put_many(
+        [
+            (("f0", "Shop.add", "{}"), rec, a),
+            (("f0", "Shop.add", '{"x": 1}'), rec, b),
+            (("fa", "Bank.get", "{}"), rec, opaque),
+        ]
+    )
     assert [s.payload for s in lights] == [None, None, None]
     assert [s.fingerprint for s in lights] == ["fa", "fb", "fc"]
     assert len(store) == 3 and ("f0", "Shop.add", "{}") in store and ("f0", "Shop.rm", "{}") not in store
@@ -67,7 +79,14 @@ def test_round_trip_of_records_and_states(tmp_path: Path) -> None:
 def test_caches_stay_within_their_bounds(tmp_path: Path) -> None:
     store = MemoStore(tmp_path / "memo.sqlite", record_cache=10, part_cache_bytes=50_000)
     # random bytes: they do not compress, so what is on disk is what the caches must not hold
-    entries = [((f"s{i}", "T.write", "{}"), {"status": "success", "output": i}, _split(f"f{i}", ("Doc", random.Random(i).randbytes(20_000) + str(i).encode()))) for i in range(200)]
+    entries = [
+        (
+            (f"s{i}", "T.write", "{}"),
+            {"status": "success", "output": i},
+            _split(f"f{i}", ("Doc", random.Random(i).randbytes(20_000) + str(i).encode())),
+        )
+        for i in range(200)
+    ]
     store.put_many(entries)
     for i in range(200):
         assert store[(f"s{i}", "T.write", "{}")][0]["output"] == i
@@ -93,7 +112,15 @@ def _engine(bench: ClassesBenchmark, path: Path, **cfg) -> Engine:
     def similarity(a: str, b: str) -> float:  # any fixed similarity keeps two runs comparable
         return 1.0 if a == b else 0.5
 
-    return Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), similarity, BuildConfig(**cfg), memo_path=path)
+    return Engine(
+        catalog,
+        runtime,
+        contracts,
+        candidate_compositions(catalog, contracts),
+        similarity,
+        BuildConfig(**cfg),
+        memo_path=path,
+    )
 
 
 def test_resume_from_a_store_ahead_of_its_checkpoint_finds_the_same_relations(tmp_path: Path) -> None:
@@ -127,7 +154,11 @@ def test_resume_from_a_store_ahead_of_its_checkpoint_finds_the_same_relations(tm
 
 
 def test_killed_build_resumes_with_its_memo_store(tmp_path: Path) -> None:
-    reference = build_library(ShopBenchmark(), None, BuildOptions(workers=0, embedder="minilm", config=BuildConfig(batch_size=4), progress=False))
+    reference = build_library(
+        ShopBenchmark(),
+        None,
+        BuildOptions(workers=0, embedder="minilm", config=BuildConfig(batch_size=4), progress=False),
+    )
     out = tmp_path / "lib.json"
     ckpt = tmp_path / "lib.json.ckpt"
     store = memo_path(ckpt)
@@ -141,7 +172,10 @@ def test_killed_build_resumes_with_its_memo_store(tmp_path: Path) -> None:
     assert lib.stats["engine"]["executed_calls"] == reference.stats["engine"]["executed_calls"]
     # the store holds checking's calls and the exploration's own, each once; the resumed checking ran nothing anew
     engine = lib.stats["engine"]
-    assert lib.stats["memo_store"]["rows"] == engine["executed_calls"] - engine["calls_from_checking"] + reference.stats["contracts"]["calls"]
+    assert (
+        lib.stats["memo_store"]["rows"]
+        == engine["executed_calls"] - engine["calls_from_checking"] + reference.stats["contracts"]["calls"]
+    )
     assert lib.stats["contracts"]["calls"] == 0 and lib.stats["contracts"]["memo_hits"] > 0
     assert not ckpt.exists() and not store.exists()  # a finished build leaves neither behind
 
@@ -203,7 +237,9 @@ class Logbook(Journal):
 def test_memory_stays_bounded_on_a_catalog_of_large_states(tmp_path: Path) -> None:
     engine = _engine(ClassesBenchmark(Journal, Diary, Logbook), tmp_path / "memo.sqlite", max_depth=6, batch_size=16)
     engine.memo.close()
-    engine.memo = MemoStore(tmp_path / "memo.sqlite", record_cache=32, part_cache_bytes=400_000, record_cache_bytes=300_000)
+    engine.memo = MemoStore(
+        tmp_path / "memo.sqlite", record_cache=32, part_cache_bytes=400_000, record_cache_bytes=300_000
+    )
     engine.start()
     peaks = {"records_in_memory": 0, "record_bytes_in_memory": 0, "part_bytes_in_memory": 0}
     while engine.step():
@@ -278,7 +314,9 @@ def test_parts_are_stored_compressed_and_read_back_as_they_were(tmp_path: Path) 
     database = (b"SQLite format 3\0" + bytes(4080)) * 50 + b"rows"
     noise = random.Random(7).randbytes(5_000)
     store = MemoStore(tmp_path / "memo.sqlite")
-    store.put_many([(("f0", "Db.write", "{}"), {"status": "success"}, _split("fa", ("Db", database), ("Noise", noise)))])
+    store.put_many(
+        [(("f0", "Db.write", "{}"), {"status": "success"}, _split("fa", ("Db", database), ("Noise", noise)))]
+    )
     store.close()
     store = MemoStore(tmp_path / "memo.sqlite")
     sizes = dict(store.db.execute("SELECT key, LENGTH(data) FROM parts").fetchall())

@@ -35,7 +35,9 @@ class Desk:
     """A help desk whose next ticket number is one the newest ticket already has."""
 
     def __init__(self) -> None:
-        self.tickets: dict[int, dict] = {n: {"ticket_id": n, "title": t} for n, t in ((101, "Printer jams"), (102, "VPN drops"), (103, "New laptop"))}
+        self.tickets: dict[int, dict] = {
+            n: {"ticket_id": n, "title": t} for n, t in ((101, "Printer jams"), (102, "VPN drops"), (103, "New laptop"))
+        }
         self.next_number = 103
         self.greeting = "Hello"
 
@@ -98,8 +100,20 @@ def _engine(tmp: Path) -> Engine:
     # one work item per wave: each wave's success plans at most one test per pair, so no two moot tests of a
     # pair are ever in flight together and every moot test's outcome is known before the next test is planned
     config = BuildConfig(batch_size=1)
-    engine = Engine(catalog, runtime, summary.contracts, candidate_compositions(catalog, summary.contracts), _similarity, config, memo=memo)
-    engine.per_tool, engine.per_tool_probes, engine.per_tool_numbers = MonotoneBudgets(), MonotoneBudgets(), MonotoneBudgets()
+    engine = Engine(
+        catalog,
+        runtime,
+        summary.contracts,
+        candidate_compositions(catalog, summary.contracts),
+        _similarity,
+        config,
+        memo=memo,
+    )
+    engine.per_tool, engine.per_tool_probes, engine.per_tool_numbers = (
+        MonotoneBudgets(),
+        MonotoneBudgets(),
+        MonotoneBudgets(),
+    )
     engine.start(reuse=summary.memo_keys)
     return engine
 

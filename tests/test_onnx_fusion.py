@@ -22,7 +22,8 @@ from libra.embeddings.onnx_fusion import check_same_outputs, fused_model, fusion
 TEXTS = [
     "add a lamp to my cart",
     "log in",
-    "a much longer request about moving every file from the downloads folder into a new folder named after the month " * 3,
+    "a much longer request about moving every file from the downloads folder into a new folder named after the month "
+    * 3,
     "pay the electricity bill with the card I used last time",
 ]
 
@@ -131,7 +132,9 @@ def test_without_onnx_the_package_graph_runs(tmp_path):
         "print(e.cache_id == e.model_id, e.embed(['log in']).shape)\n"
     )
     env = dict(os.environ, LIBRA_CACHE_DIR=str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "(1,", "384)"]
     assert not (tmp_path / "models").exists()

@@ -13,13 +13,26 @@ import pytest
 from libra.catalog import Catalog
 from libra.contracts import check_contracts, classify, propose, revise
 from libra.contracts.model import Contract
-from libra.contracts.outcome import _split_refusals, refusal_schema, rejection_message, schema_accepts, schema_key, with_refusals
+from libra.contracts.outcome import (
+    _split_refusals,
+    refusal_schema,
+    rejection_message,
+    schema_accepts,
+    schema_key,
+    with_refusals,
+)
 from libra.runtime.python.runtime import PythonRuntime
 from libra.schema import message_parameter, repair_literal
 
 
 def record(output, status: str = "success", state_changes=None, error=None) -> dict:
-    return {"status": status, "output": output, "state_changes": state_changes or {}, "error": error, "duration_ms": 0.0}
+    return {
+        "status": status,
+        "output": output,
+        "state_changes": state_changes or {},
+        "error": error,
+        "duration_ms": 0.0,
+    }
 
 
 class Broker:
@@ -121,7 +134,10 @@ def test_checking_sees_the_sign_in_gate_and_does_not_widen_success(broker: Pytho
         assert t.observed == "success" and t.gated_by == "Broker.broker_login", (tool, t)
         contract = summary.contracts[tool]
         assert not any("widened" in n for n in contract.notes)
-        assert classify(contract, record(["Error: User not authenticated. Please log in to view the watchlist."])) == "failure"
+        assert (
+            classify(contract, record(["Error: User not authenticated. Please log in to view the watchlist."]))
+            == "failure"
+        )
     assert summary.gated >= 2
 
 
@@ -165,7 +181,13 @@ class Notes:
 def test_observed_type_wins_over_the_declared_one_and_is_recorded() -> None:
     rt = PythonRuntime.from_classes([Notes], trusted=True)
     try:
-        cat = Catalog([dataclasses.replace(t, response={"type": "object", "properties": {"id": {"type": "integer"}}}) for t in rt.catalog], name="notes")
+        cat = Catalog(
+            [
+                dataclasses.replace(t, response={"type": "object", "properties": {"id": {"type": "integer"}}})
+                for t in rt.catalog
+            ],
+            name="notes",
+        )
         summary = check_contracts(cat, rt)
     finally:
         rt.close()
@@ -255,13 +277,31 @@ def test_rejected_literals_are_repaired_from_the_message_and_rerun() -> None:
         ("when", {"type": "integer"}, 2, "timestamp must be after 1980", 347155200),
         ("day", {"type": "string"}, "hello", "Invalid date: use the format YYYY-MM-DD", "2024-01-01"),
         ("code", {"type": "string"}, "hello", "Invalid code, e.g. 'AB12'", "AB12"),
-        ("sort_by", {"type": "string"}, "+hello", "it must be one of rating, price and must be prefixed with + or -.", "+rating"),
+        (
+            "sort_by",
+            {"type": "string"},
+            "+hello",
+            "it must be one of rating, price and must be prefixed with + or -.",
+            "+rating",
+        ),
         ("path", {"type": "string"}, "x.txt", "path must start with /", "/x.txt"),
         ("name", {"type": "string"}, "hello", "name must start with a letter", None),  # a word, not a literal affix
         ("x", {"type": "string"}, "hello", "Conversion from 'hello' to 'hello' is not supported", None),
-        ("unit", {"type": "string", "enum": ["m", "ft"]}, "m", "unit must be one of: cm, mm", None),  # must fit the schema
+        (
+            "unit",
+            {"type": "string", "enum": ["m", "ft"]},
+            "m",
+            "unit must be one of: cm, mm",
+            None,
+        ),  # must fit the schema
         # a word of the characters the message lists
-        ("sequence", {"type": "string"}, "hello", "invalid sequence 'HELLO': use the letters A, C, G, T (or U)", "ACGTACGTACGT"),
+        (
+            "sequence",
+            {"type": "string"},
+            "hello",
+            "invalid sequence 'HELLO': use the letters A, C, G, T (or U)",
+            "ACGTACGTACGT",
+        ),
         ("bits", {"type": "string"}, "hello", "only the characters 0 and 1 are allowed", "010101010101"),
         ("name", {"type": "string"}, "hello", "name must be at least 3 characters long", None),
     ],
@@ -271,7 +311,10 @@ def test_repair_literal_reads_common_validation_messages(name, schema, current, 
 
 
 def test_message_parameter_finds_the_offending_input() -> None:
-    assert message_parameter("Invalid phone number: must start with '+'", {"name": "a", "phone_number": "5"}) == "phone_number"
+    assert (
+        message_parameter("Invalid phone number: must start with '+'", {"name": "a", "phone_number": "5"})
+        == "phone_number"
+    )
     assert message_parameter("Invalid unit 'cm'", {"from_unit": "cm", "to_unit": "kg"}) == "from_unit"
     assert message_parameter("value out of range", {"a": 1}) == "a"
     assert message_parameter("value out of range", {"a": 1, "b": 2}) is None
@@ -324,11 +367,38 @@ def test_checking_offers_fixtures_to_inputs_whose_name_or_description_fits() -> 
 def test_fast_refusal_check_agrees_with_the_schema() -> None:
     """classify() decides the standard refusal schema in Python; it must give the schema's own verdict."""
     outputs = [
-        None, "", "ok", "Error: no", "Database error: no such table", "error.log", "Failed to connect", "ValueError: x",
-        [], ["a"], ["Error: a"], ["Error: a", "b"], [{"error": "x"}], [{"error": None}], [{"errors": []}], [{"errors": ["e"]}],
-        {"error": 404}, {"error": 0}, {"error": False}, {"message": "Error: x"}, {"message": "fine"}, {"a": 1, "b": "Error: x"},
-        {"login_status": False}, {"login_status": 0}, {"loginStatus": False}, {"took": False}, {"is_valid": False, "m": "x"},
-        {"success": True}, {"wifi_status": False}, 3, True, 1.5,
+        None,
+        "",
+        "ok",
+        "Error: no",
+        "Database error: no such table",
+        "error.log",
+        "Failed to connect",
+        "ValueError: x",
+        [],
+        ["a"],
+        ["Error: a"],
+        ["Error: a", "b"],
+        [{"error": "x"}],
+        [{"error": None}],
+        [{"errors": []}],
+        [{"errors": ["e"]}],
+        {"error": 404},
+        {"error": 0},
+        {"error": False},
+        {"message": "Error: x"},
+        {"message": "fine"},
+        {"a": 1, "b": "Error: x"},
+        {"login_status": False},
+        {"login_status": 0},
+        {"loginStatus": False},
+        {"took": False},
+        {"is_valid": False, "m": "x"},
+        {"success": True},
+        {"wifi_status": False},
+        3,
+        True,
+        1.5,
     ]
     base_s = {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status"]}
     base_f = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}

@@ -1,4 +1,5 @@
-"""Offer counts per candidate pair (libra.induction.explore.pair_counts) count exactly what a dict keyed by the pair counts."""
+"""Offer counts per candidate pair (libra.induction.explore.pair_counts) count exactly what a dict keyed by the pair
+counts."""
 
 from __future__ import annotations
 

@@ -99,7 +99,9 @@ def test_byte_bound_keeps_a_pool_worker_and_the_mirror_in_sync() -> None:
 
 
 def test_byte_bound_keeps_a_foreign_server_and_the_mirror_in_sync(backend_file) -> None:
-    with RemoteRuntime(_foreign_python(), backend_file, n_servers=1, timeout_s=10, memory_mb=256, cache_bytes=2500, name="toy") as rt:
+    with RemoteRuntime(
+        _foreign_python(), backend_file, n_servers=1, timeout_s=10, memory_mb=256, cache_bytes=2500, name="toy"
+    ) as rt:
         states = _kv_states(rt, 9)
         predicted, held = rt.held_parts()
         assert predicted == held and len(held) < 2 + len(states)
@@ -113,7 +115,9 @@ def test_a_worker_missing_a_part_asks_for_it(backend_file) -> None:
     parts the mirror still lists; they answer "miss" and the call is sent again with the whole state."""
     transports = [
         ProcessTransport(make_blog_runtime, None, False, 4096, cache_bytes=1),
-        InterpreterTransport(_foreign_python(), backend_file, {}, 256, False, 4096, None, None, True, "toy", cache_bytes=1),
+        InterpreterTransport(
+            _foreign_python(), backend_file, {}, 256, False, 4096, None, None, True, "toy", cache_bytes=1
+        ),
     ]
     for transport, make_states, tool in zip(transports, (_blog_states, _kv_states), ("Blog.count", "kv.get")):
         with Executor(transport, n_workers=1, timeout_s=10, cache_bytes=None) as rt:
@@ -130,7 +134,9 @@ def test_a_state_larger_than_the_byte_bound_still_works(backend_file) -> None:
         predicted, held = pool.held_parts()
         assert predicted == held and len(held) == 1  # only the part stored last is kept
         assert pool.shipped["misses"] == 0
-    with RemoteRuntime(_foreign_python(), backend_file, n_servers=1, timeout_s=10, memory_mb=256, cache_bytes=16, name="toy") as rt:
+    with RemoteRuntime(
+        _foreign_python(), backend_file, n_servers=1, timeout_s=10, memory_mb=256, cache_bytes=16, name="toy"
+    ) as rt:
         states = _kv_states(rt, 3)
         assert [rt.invoke(s, "kv.note", {"text": "y"})[0].output for s in states] == [1, 2, 3, 4]
         predicted, held = rt.held_parts()

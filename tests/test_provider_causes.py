@@ -37,7 +37,9 @@ def test_each_tool_without_a_relation_gets_the_step_it_stopped_at():
     # read_note hands back the id it was given and the text create_note was given: echoes under origin credit
     assert causes["echoes_only"] == ["provider_toys.read_note"]
     listed = [t for tools in causes.values() for t in tools]
-    assert sorted(listed) == sorted(t.name for t in lib.catalog if t.name not in providers)  # each once, none with a relation
+    assert sorted(listed) == sorted(
+        t.name for t in lib.catalog if t.name not in providers
+    )  # each once, none with a relation
     assert report["changed_state"] == []  # no tool without a relation changed the state
     assert cause_counts(report) == {c: len(v) for c, v in causes.items()}
     # the report and the health summary agree on which tools never succeeded
@@ -48,7 +50,11 @@ def test_a_tool_seen_working_only_outside_the_exploration_is_not_called_never_su
     # no successful call in the exploration's own log: the cause depends on whether checking or a retry saw it work
     assert _cause(None, "t", [], set(), set(), set(), {}, seen_working=False) == "never_succeeded"  # type: ignore[arg-type]
     assert _cause(None, "t", [], set(), set(), set(), {}, seen_working=True) == "succeeded_outside_exploration"  # type: ignore[arg-type]
-    assert CAUSES.index("never_succeeded") < CAUSES.index("succeeded_outside_exploration") < CAUSES.index("exports_nothing")
+    assert (
+        CAUSES.index("never_succeeded")
+        < CAUSES.index("succeeded_outside_exploration")
+        < CAUSES.index("exports_nothing")
+    )
 
 
 def test_no_edge_occurrences_are_counted_by_cause():
@@ -57,12 +63,17 @@ def test_no_edge_occurrences_are_counted_by_cause():
     # the query ranks b first, then a; c and d (no outgoing edge) are gold and outside the top 1
     base = np.array([[0.5, 0.9, 0.1, 0.2]])
     tasks = [Task("q", "query", ("c", "d"))]
-    bd = recovery_breakdown(graph, catalog, tasks, base, k=1, ks=1, causes=tool_causes({"causes": {"reply_empty": ["c"]}}))
+    bd = recovery_breakdown(
+        graph, catalog, tasks, base, k=1, ks=1, causes=tool_causes({"causes": {"reply_empty": ["c"]}})
+    )
     assert bd.counts["no_edge"] == 2
     assert bd.no_edge_causes == {"reply_empty": 1, UNRECORDED: 1}
     assert bd.to_dict()["no_edge_causes"] == {"reply_empty": 1, UNRECORDED: 1}
     # ...and listed per tool, most occurrences first (then by name), with the cause when the library records it
-    assert bd.no_edge_tools == [{"tool": "c", "occurrences": 1, "cause": "reply_empty"}, {"tool": "d", "occurrences": 1, "cause": UNRECORDED}]
+    assert bd.no_edge_tools == [
+        {"tool": "c", "occurrences": 1, "cause": "reply_empty"},
+        {"tool": "d", "occurrences": 1, "cause": UNRECORDED},
+    ]
     plain = recovery_breakdown(graph, catalog, tasks, base, k=1, ks=1)
     assert plain.counts == bd.counts and "no_edge_causes" not in plain.to_dict()
     assert plain.to_dict()["no_edge_tools"] == [{"tool": "c", "occurrences": 1}, {"tool": "d", "occurrences": 1}]
@@ -81,7 +92,11 @@ def test_no_edge_tools_are_ranked_by_occurrences():
 
 def test_show_prints_the_causes(tmp_path):
     catalog = Catalog([Tool(name=n, description="x") for n in ("a", "b", "c")], name="toy")
-    health = {"tools": 3, "tools_never_succeeded": ["c"], "no_relation": {"causes": {"never_succeeded": ["c"], "echoes_only": ["b"]}, "changed_state": []}}
+    health = {
+        "tools": 3,
+        "tools_never_succeeded": ["c"],
+        "no_relation": {"causes": {"never_succeeded": ["c"], "echoes_only": ["b"]}, "changed_state": []},
+    }
     path = tmp_path / "toy.json.gz"
     Library(catalog, relations=[Relation("a", "b", "state")], stats={"tools": 3, "health": health}).save(path)
     out = run("show", str(path))

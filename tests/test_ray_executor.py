@@ -41,7 +41,14 @@ def ray_address():
     saved = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = _env()["PYTHONPATH"]  # the raylet, and so every Ray worker, starts with it
     try:
-        ray.init(address="local", num_cpus=2, _node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+        ray.init(
+            address="local",
+            num_cpus=2,
+            _node_ip_address="127.0.0.1",
+            include_dashboard=False,
+            log_to_driver=False,
+            logging_level=logging.ERROR,
+        )
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
@@ -141,7 +148,13 @@ def test_bfcl_builds_the_same_library_on_ray(ray_address) -> None:
 
 def test_a_ray_build_connects_by_address_and_resumes_after_a_kill(ray_address, tmp_path) -> None:
     reference = tmp_path / "ref.json"
-    subprocess.run([sys.executable, "-m", "tests.induction_toys", str(reference), "0"], cwd=ROOT, env=_env(), check=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "tests.induction_toys", str(reference), "0"],
+        cwd=ROOT,
+        env=_env(),
+        check=True,
+        timeout=300,
+    )
     out, ckpt = tmp_path / "lib.json", tmp_path / "lib.json.ckpt"
     cmd = [sys.executable, "-m", "tests.induction_toys", str(out), "0.05", f"ray:{ray_address}", "2"]
     kill_after_checkpoint(subprocess.Popen(cmd, cwd=ROOT, env=_env()), ckpt)
@@ -157,7 +170,15 @@ def test_a_ray_build_connects_by_address_and_resumes_after_a_kill(ray_address, t
 def _cli(args: list[str], tmp_path: Path, hide_ray: bool = False) -> subprocess.CompletedProcess:
     prelude = "import sys\n" + ("sys.modules['ray'] = None  # as if Ray were not installed\n" if hide_ray else "")
     code = prelude + "from libra.cli.main import main\nsys.argv = ['libra', *sys.argv[1:]]\nmain()\n"
-    return subprocess.run([sys.executable, "-c", code, *args], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=tmp_path,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 SHOP = str(ROOT / "tests" / "fixtures" / "shop_tools.py")
@@ -198,7 +219,11 @@ def test_ctrl_c_during_a_ray_build_exits_130_and_stops_its_ray(tmp_path) -> None
     from tests.test_cli_signals import _assert_interrupted, _interrupt_after
 
     out = tmp_path / "lib.json"
-    proc, _, err = _interrupt_after("proposing and checking contracts", ["build", "slow-shop", "--out", str(out), "--workers", "2", "--executor", "ray"], tmp_path / "cache")
+    proc, _, err = _interrupt_after(
+        "proposing and checking contracts",
+        ["build", "slow-shop", "--out", str(out), "--workers", "2", "--executor", "ray"],
+        tmp_path / "cache",
+    )
     _assert_interrupted(proc, err)  # nothing of the process group is left: Ray's own processes included
     assert not out.exists()
 

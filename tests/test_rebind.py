@@ -19,7 +19,12 @@ def test_varied_picks_vary_one_input_at_a_time_in_order():
 def test_take_untried_skips_bindings_run_and_stops_at_the_bound():
     memory = Rebound()
     memory.tried.add(signature(["path"], {"path": "notes"}))
-    options = [((1, 0), {"path": "notes"}, "again"), ((0, 1), {"path": "b"}, "b"), ((0, 0), {"path": "a"}, "a"), ((2, 0), {"path": "c"}, "c")]
+    options = [
+        ((1, 0), {"path": "notes"}, "again"),
+        ((0, 1), {"path": "b"}, "b"),
+        ((0, 0), {"path": "a"}, "a"),
+        ((2, 0), {"path": "c"}, "c"),
+    ]
     # sorted by key; the binding already run is no option; at most REBINDS over the memory's life
     assert take_untried(memory, ["path"], options) == ["a", "b"][:REBINDS]
     assert signature(["path"], {"path": "a"}) in memory.tried
@@ -29,4 +34,6 @@ def test_take_untried_skips_bindings_run_and_stops_at_the_bound():
 
 def test_signature_looks_only_at_the_named_inputs():
     assert signature(["path"], {"path": "a", "edits": [1]}) == signature(["path"], {"path": "a", "edits": [2]})
-    assert signature(["path", "edits"], {"path": "a", "edits": [1]}) != signature(["path", "edits"], {"path": "a", "edits": [2]})
+    assert signature(["path", "edits"], {"path": "a", "edits": [1]}) != signature(
+        ["path", "edits"], {"path": "a", "edits": [2]}
+    )

@@ -96,7 +96,11 @@ BACKEND = textwrap.dedent(
 def _foreign_python() -> str:
     """A different interpreter than the test's venv when the machine has one."""
     for candidate in ("/usr/bin/python3", shutil.which("python3") or ""):
-        if candidate and os.path.realpath(candidate) != os.path.realpath(sys.executable) and os.access(candidate, os.X_OK):
+        if (
+            candidate
+            and os.path.realpath(candidate) != os.path.realpath(sys.executable)
+            and os.access(candidate, os.X_OK)
+        ):
             return candidate
     return sys.executable
 
@@ -110,7 +114,9 @@ def backend_file(tmp_path_factory) -> str:
 
 @pytest.fixture(scope="module")
 def rt(backend_file):
-    runtime = RemoteRuntime(_foreign_python(), backend_file, n_servers=2, timeout_s=TIMEOUT_S, memory_mb=256, name="toy")
+    runtime = RemoteRuntime(
+        _foreign_python(), backend_file, n_servers=2, timeout_s=TIMEOUT_S, memory_mb=256, name="toy"
+    )
     yield runtime
     runtime.close()
 
@@ -207,7 +213,15 @@ def test_hazards_become_error_records_and_the_run_goes_on(rt, tool, expected, li
 
 def test_hazard_in_a_batch_only_fails_its_own_call(rt):
     s0 = rt.fresh()
-    results = rt.invoke_many([(s0, "kv.add", {"n": 1}), (s0, "kv.crash", {}), (s0, "kv.add", {"n": 3}), (s0, "kv.hang", {}), (s0, "kv.add", {"n": 4})])
+    results = rt.invoke_many(
+        [
+            (s0, "kv.add", {"n": 1}),
+            (s0, "kv.crash", {}),
+            (s0, "kv.add", {"n": 3}),
+            (s0, "kv.hang", {}),
+            (s0, "kv.add", {"n": 4}),
+        ]
+    )
     assert [r.status for r, _ in results] == ["success", "error", "success", "error", "success"]
     assert [results[i][0].output for i in (0, 2, 4)] == [1, 3, 4]
 

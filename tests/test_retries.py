@@ -24,13 +24,29 @@ from tests import generalization as gen
 from .induction_toys import Counted
 
 #: What the exploration itself did: the calls per part, its tests, its waves and items.
-EXPLORATION = ("executed_calls", "calls_offers", "calls_probes", "calls_controls", "calls_sweeps", "calls_from_checking",
-               "provenance_tests", "state_tests", "work_items", "waves", "memo_hits", "skipped_implied", "skipped_unfit")
+EXPLORATION = (
+    "executed_calls",
+    "calls_offers",
+    "calls_probes",
+    "calls_controls",
+    "calls_sweeps",
+    "calls_from_checking",
+    "provenance_tests",
+    "state_tests",
+    "work_items",
+    "waves",
+    "memo_hits",
+    "skipped_implied",
+    "skipped_unfit",
+)
 #: Found only by retrying a failed edit with the file listed beside the folder (tests/generalization/folders.py).
 #: (provider, consumer, consumer input), whatever field of the reader's reply the edit's text came from.
-RETRY_ONLY = {("folders.list_entries", "folders.edit_file", "path"), ("folders.read_file", "folders.edit_file", "edits"),
-              # ...and by the usual control of the path beside an edit's placed text, on the same side books
-              ("folders.write_file", "folders.edit_file", "path")}
+RETRY_ONLY = {
+    ("folders.list_entries", "folders.edit_file", "path"),
+    ("folders.read_file", "folders.edit_file", "edits"),
+    # ...and by the usual control of the path beside an edit's placed text, on the same side books
+    ("folders.write_file", "folders.edit_file", "path"),
+}
 
 
 def _similarity(a: str, b: str) -> float:  # fixed, so explorations are comparable
@@ -45,7 +61,9 @@ def _engine(tmp: Path, max_retry_calls: int | None) -> tuple[Engine, Counted]:
     summary = check_contracts(catalog, runtime, None, memo=memo)
     contracts = summary.contracts
     config = BuildConfig(batch_size=8, max_retry_calls=max_retry_calls)
-    engine = Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), _similarity, config, memo=memo)
+    engine = Engine(
+        catalog, runtime, contracts, candidate_compositions(catalog, contracts), _similarity, config, memo=memo
+    )
     engine.start(reuse=summary.memo_keys)
     return engine, runtime
 

@@ -72,10 +72,16 @@ def test_touch_then_tail(rt) -> None:
     rec, s1 = rt.invoke(s0, "GorillaFileSystem.touch", {"file_name": "notes.txt"})
     assert rec.ok and s1 != s0
     assert rec.state_changes == {
-        "GorillaFileSystem": {"changed": {}, "added": {'root.contents["notes.txt"]': {"name": "notes.txt", "content": ""}}, "removed": {}}
+        "GorillaFileSystem": {
+            "changed": {},
+            "added": {'root.contents["notes.txt"]': {"name": "notes.txt", "content": ""}},
+            "removed": {},
+        }
     }
     rec, s2 = rt.invoke(s1, "GorillaFileSystem.echo", {"content": "hello", "file_name": "notes.txt"})
-    assert rec.ok and rec.state_changes["GorillaFileSystem"]["changed"] == {'root.contents["notes.txt"].content': {"before": "", "after": "hello"}}
+    assert rec.ok and rec.state_changes["GorillaFileSystem"]["changed"] == {
+        'root.contents["notes.txt"].content': {"before": "", "after": "hello"}
+    }
     rec, s3 = rt.invoke(s2, "GorillaFileSystem.tail", {"file_name": "notes.txt"})
     assert rec.output == {"last_lines": "hello"} and s3 == s2 and rec.state_changes == {}
     # s0 is untouched
@@ -88,12 +94,22 @@ def test_touch_then_tail(rt) -> None:
 
 def test_randomness_clock_and_precision_are_pinned(rt, iso) -> None:
     s0 = rt.fresh()
-    args = {"client_id": "c", "client_secret": "s", "refresh_token": "r", "grant_type": "read_write", "user_first_name": "A", "user_last_name": "B"}
+    args = {
+        "client_id": "c",
+        "client_secret": "s",
+        "refresh_token": "r",
+        "grant_type": "read_write",
+        "user_first_name": "A",
+        "user_last_name": "B",
+    }
     r1, s1 = rt.invoke(s0, "TravelAPI.authenticate_travel", args)
     r2, s2 = rt.invoke(s0, "TravelAPI.authenticate_travel", args)
     r3, s3 = iso.invoke(iso.fresh(), "TravelAPI.authenticate_travel", args)
     assert r1.output == r2.output == r3.output and s1 == s2 == s3 != s0
-    temps = {rt.invoke(s0, "VehicleControlAPI.get_outside_temperature_from_google", {})[0].output["outsideTemperature"] for _ in range(3)}
+    temps = {
+        rt.invoke(s0, "VehicleControlAPI.get_outside_temperature_from_google", {})[0].output["outsideTemperature"]
+        for _ in range(3)
+    }
     assert len(temps) == 1
     assert rt.invoke(s0, "VehicleControlAPI.get_outside_temperature_from_google", {})[1] == s0  # a read, not a write
     # a call's precision does not leak into the caller nor into later calls

@@ -104,8 +104,12 @@ def test_a_stream_hands_results_back_in_the_order_submitted(iso: IsolatedRuntime
         stream.submit((s1, "Blog.count", {}))
         while len(stream):
             got.append(stream.next())
-    expected = iso.invoke_many([(s1 if i % 3 else s0, "Blog.post", {"token": "tok-alice", "text": t}) for i, t in enumerate(texts)])
-    assert [r.to_dict() | {"duration_ms": 0} for r, _ in got[:30]] == [r.to_dict() | {"duration_ms": 0} for r, _ in expected]
+    expected = iso.invoke_many(
+        [(s1 if i % 3 else s0, "Blog.post", {"token": "tok-alice", "text": t}) for i, t in enumerate(texts)]
+    )
+    assert [r.to_dict() | {"duration_ms": 0} for r, _ in got[:30]] == [
+        r.to_dict() | {"duration_ms": 0} for r, _ in expected
+    ]
     assert [s for _, s in got[:30]] == [s for _, s in expected]
     assert got[30][0].error == "worker crashed (signal SIGSEGV)"
     assert (got[31][0].status, got[31][0].output) == ("success", 0)
@@ -211,7 +215,13 @@ def test_affinity_hands_a_worker_the_states_it_holds() -> None:
     from libra.runtime.workers.lru import PartStore
 
     a, b, c = State("n=0", 0), State("n=1", 1), State("n=2", 2)
-    calls = [(a, "counter.get", {}), (b, "counter.get", {}), (a, "counter.inc", {}), (c, "counter.get", {}), (b, "counter.inc", {})]
+    calls = [
+        (a, "counter.get", {}),
+        (b, "counter.get", {}),
+        (a, "counter.inc", {}),
+        (c, "counter.get", {}),
+        (b, "counter.inc", {}),
+    ]
     queue = _Affinity(calls)
     holds_c = PartStore(8)
     holds_c.put("n=2", True)
@@ -230,7 +240,11 @@ def test_a_mixed_batch_gives_the_results_of_calls_made_one_by_one() -> None:
         states = [rt.fresh()]
         for _ in range(3):
             states.append(rt.invoke(states[-1], "counter.inc", {})[1])
-        calls = [(states[i % 4 if i % 3 else 3 - i % 4], tool, {}) for i in range(40) for tool in ("counter.get", "counter.inc", "counter.pid")]
+        calls = [
+            (states[i % 4 if i % 3 else 3 - i % 4], tool, {})
+            for i in range(40)
+            for tool in ("counter.get", "counter.inc", "counter.pid")
+        ]
         got = rt.invoke_many(calls)
         alone = PidCounterRuntime()
         for (state, tool, args), (rec, new) in zip(calls, got):

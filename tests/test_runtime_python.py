@@ -43,8 +43,15 @@ def test_catalog_by_introspection(rt: PythonRuntime) -> None:
     }
     post = rt.catalog["Blog.post"].parameters
     assert post["required"] == ["token", "text"]
-    assert post["properties"]["visibility"] == {"enum": ["public", "private"], "type": "string", "description": "Who can see it.", "default": "public"}
-    assert post["properties"]["tags"]["type"] == ["array", "null"] and post["properties"]["tags"]["items"] == {"type": "string"}
+    assert post["properties"]["visibility"] == {
+        "enum": ["public", "private"],
+        "type": "string",
+        "description": "Who can see it.",
+        "default": "public",
+    }
+    assert post["properties"]["tags"]["type"] == ["array", "null"] and post["properties"]["tags"]["items"] == {
+        "type": "string"
+    }
     assert post["properties"]["token"]["description"] == "Session token from login."
     explode = rt.catalog["Blog.explode"].parameters["properties"]
     assert explode == {"ratio": {"type": "number", "default": 1.5}, "flag": {"type": "boolean", "default": False}}
@@ -54,7 +61,10 @@ def test_catalog_by_introspection(rt: PythonRuntime) -> None:
 def test_type_schema_and_docstrings() -> None:
     assert type_schema(int | None) == ({"type": ["integer", "null"]}, True)
     assert type_schema(Optional[dict])[0] == {"type": ["object", "null"]}
-    assert type_schema(list[list[float]])[0] == {"type": "array", "items": {"type": "array", "items": {"type": "number"}}}
+    assert type_schema(list[list[float]])[0] == {
+        "type": "array",
+        "items": {"type": "array", "items": {"type": "number"}},
+    }
     assert type_schema(dict[str, int])[0] == {"type": "object", "additionalProperties": {"type": "integer"}}
     assert type_schema(Literal[1, 2])[0] == {"enum": [1, 2], "type": "integer"}
     assert type_schema(int | str)[0] == {"type": ["integer", "string"]}
@@ -90,14 +100,20 @@ def test_login_gate_states_and_diffs(rt: PythonRuntime) -> None:
     rec, s1 = rt.invoke(s0, "Blog.login", LOGIN)
     assert rec.status == "success" and rec.output == {"token": "tok-alice"} and rec.error is None
     assert s1.fingerprint != s0.fingerprint
-    assert rec.state_changes == {"Blog": {"changed": {"session": {"before": None, "after": "tok-alice"}}, "added": {}, "removed": {}}}
+    assert rec.state_changes == {
+        "Blog": {"changed": {"session": {"before": None, "after": "tok-alice"}}, "added": {}, "removed": {}}
+    }
     # the given state is never mutated: s0 still behaves as logged out
     assert rt.view(s0) == view0
     assert rt.invoke(s0, "Blog.post", {"token": "tok-alice", "text": "hi"})[0].status == "rejected"
 
     rec, s2 = rt.invoke(s1, "Blog.post", {"token": "tok-alice", "text": "hi", "tags": ["b", "a"]})
     assert rec.status == "success" and rec.output == {"id": 0}
-    assert rec.state_changes["Blog"]["added"] == {"posts[0]": {"text": "hi", "visibility": "public"}, "tags[0]": "a", "tags[1]": "b"}
+    assert rec.state_changes["Blog"]["added"] == {
+        "posts[0]": {"text": "hi", "visibility": "public"},
+        "tags[0]": "a",
+        "tags[1]": "b",
+    }
     assert rt.invoke(s2, "Blog.count", {})[0].output == 1
     assert rt.invoke(s1, "Blog.count", {})[0].output == 0
     # same call from the same state: same record and same state
@@ -141,7 +157,9 @@ def test_initial_configuration_and_docs_override() -> None:
     with pytest.raises(ToolRuntimeError, match="init_kwargs"):
         PythonRuntime(classes=[Blog], init_kwargs={"Nope": {}})
 
-    docs = [{"name": "Blog.login", "description": "Official login doc.", "parameters": {"type": "object", "properties": {}}}]
+    docs = [
+        {"name": "Blog.login", "description": "Official login doc.", "parameters": {"type": "object", "properties": {}}}
+    ]
     rt2 = PythonRuntime(classes=[Blog], docs=docs)
     assert rt2.catalog.names == ["Blog.login"] and rt2.catalog["Blog.login"].description == "Official login doc."
     assert rt2.invoke(rt2.fresh(), "Blog.login", LOGIN)[0].ok

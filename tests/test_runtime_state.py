@@ -79,7 +79,9 @@ def test_module_globals_are_state() -> None:
     s0 = rt.fresh()
     rec, s1 = rt.invoke(s0, "notes_app.sign_in", LOGIN)
     assert rec.ok and s1 != s0
-    assert rec.state_changes == {"notes_app": {"changed": {"_token": {"before": None, "after": rec.output["token"]}}, "added": {}, "removed": {}}}
+    assert rec.state_changes == {
+        "notes_app": {"changed": {"_token": {"before": None, "after": rec.output["token"]}}, "added": {}, "removed": {}}
+    }
     token = rec.output["token"]
     assert rt.invoke(s0, "notes_app.add_note", {"token": token, "text": "x"})[0].status == "rejected"
     note, s2 = rt.invoke(s1, "notes_app.add_note", {"token": token, "text": "x"})
@@ -155,7 +157,11 @@ def test_declared_holder_keeps_unpicklable_context_state() -> None:
     rt = PythonRuntime(classes=[Counter], state_holders={"context": (lambda: dict(CONTEXT.rows), _set_rows)})
     s0 = rt.fresh()
     r1, s1 = rt.invoke(s0, "Counter.bump", {"name": "a"})
-    assert r1.output == 1 and s1 != s0 and r1.state_changes == {"context": {"changed": {}, "added": {"a": 1}, "removed": {}}}
+    assert (
+        r1.output == 1
+        and s1 != s0
+        and r1.state_changes == {"context": {"changed": {}, "added": {"a": 1}, "removed": {}}}
+    )
     assert rt.invoke(s1, "Counter.bump", {"name": "a"})[0].output == 2
     assert rt.invoke(s0, "Counter.bump", {"name": "a"})[0].output == 1  # restored before the call
     assert rt.view(s1)["context"] == {"a": 1}
@@ -208,7 +214,11 @@ def test_chunked_views_and_diffs_equal_whole_ones() -> None:
     s0 = rt.fresh()
     assert rt.view(s0)["Warehouse"] == object_view(Warehouse(700))
     _, s1 = rt.invoke(s0, "Warehouse.sign_in", {"user": "ann"})
-    steps = [("Warehouse.order", {"product_id": "P00300"}), ("Warehouse.discontinue", {"product_id": "P00100"}), ("Warehouse.order", {"product_id": "P00699"})]
+    steps = [
+        ("Warehouse.order", {"product_id": "P00300"}),
+        ("Warehouse.discontinue", {"product_id": "P00100"}),
+        ("Warehouse.order", {"product_id": "P00699"}),
+    ]
     state = s1
     for tool, args in steps:
         rec, new = rt.invoke(state, tool, args)
@@ -220,7 +230,9 @@ def test_chunked_views_and_diffs_equal_whole_ones() -> None:
     # going back and forth between states rebuilds the live object correctly
     assert rt.invoke(s0, "Warehouse.get_product", {"product_id": "P00100"})[0].ok
     assert rt.invoke(state, "Warehouse.get_product", {"product_id": "P00100"})[0].status == "rejected"
-    assert rt.invoke(s1, "Warehouse.get_product", {"product_id": "P00300"})[0].output == Warehouse(700).products["P00300"]
+    assert (
+        rt.invoke(s1, "Warehouse.get_product", {"product_id": "P00300"})[0].output == Warehouse(700).products["P00300"]
+    )
 
 
 def test_attributes_that_share_objects_stay_shared(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -236,7 +248,9 @@ def test_attributes_that_share_objects_stay_shared(monkeypatch: pytest.MonkeyPat
     rt2 = PythonRuntime(classes=[Folders], trusted=True)  # and this one starts from bytes
     for runtime in (rt, rt2):
         rec, s3 = runtime.invoke(s2, "Folders.write", {"file_name": "f", "text": "hi"})
-        assert rec.state_changes == {"Folders": {"changed": {}, "added": {'root.children.a.files.f': "hi"}, "removed": {}}}
+        assert rec.state_changes == {
+            "Folders": {"changed": {}, "added": {"root.children.a.files.f": "hi"}, "removed": {}}
+        }
         assert runtime.invoke(s3, "Folders.tree", {})[0].output == {"/a/f": "hi"}
 
 
@@ -265,7 +279,9 @@ def test_self_referencing_and_small_instances_stay_whole() -> None:
     s0 = rt.fresh()
     assert [p.name for p in s0.payload[1:]] == ["_Loop", "_Small"]
     rec, s1 = rt.invoke(s0, "_Loop.grow", {})
-    assert rec.output == 30001 and rec.state_changes == {"_Loop": {"changed": {}, "added": {"data[30000]": 30000}, "removed": {}}}
+    assert rec.output == 30001 and rec.state_changes == {
+        "_Loop": {"changed": {}, "added": {"data[30000]": 30000}, "removed": {}}
+    }
     assert rt.invoke(s1, "_Loop.grow", {})[0].output == 30002 and rt.invoke(s0, "_Loop.grow", {})[0].output == 30001
     rec, _ = rt.invoke(s0, "_Small.put", {"v": 5})
     assert rec.state_changes == {"_Small": {"changed": {}, "added": {"a[1]": 5}, "removed": {}}}
@@ -302,7 +318,10 @@ def test_array_like_and_slotted_values_are_viewed_by_content() -> None:
     b = object_view(Holder(_Frame([*range(500), -1, *range(501, 600)]), _Point(1, 3)))
     assert a["frame"] == {"value": {str(i): i for i in range(600)}} and a["point"] == {"x": 1, "y": 2}
     assert content_hash(a["frame"]) != content_hash(b["frame"]) and a["point"] != b["point"]
-    assert diff_views(a, b)["changed"] == {'frame.value["500"]': {"before": 500, "after": -1}, "point.y": {"before": 2, "after": 3}}
+    assert diff_views(a, b)["changed"] == {
+        'frame.value["500"]': {"before": 500, "after": -1},
+        "point.y": {"before": 2, "after": 3},
+    }
 
 
 # -- design item: the rejection rule is a hook ------------------------------------------------------------------
@@ -361,7 +380,14 @@ def _random_walk(split: bool, seed: int, monkeypatch: pytest.MonkeyPatch) -> tup
         state = rng.choice(states[-6:] + states[:2])  # revisit old states, so live objects are patched back
         tool, make_args = rng.choice(ops)
         rec, new = rt.invoke(state, tool, make_args())
-        log.append((ids.setdefault(state.fingerprint, len(ids)), tool, rec.to_dict() | {"duration_ms": 0}, ids.setdefault(new.fingerprint, len(ids))))
+        log.append(
+            (
+                ids.setdefault(state.fingerprint, len(ids)),
+                tool,
+                rec.to_dict() | {"duration_ms": 0},
+                ids.setdefault(new.fingerprint, len(ids)),
+            )
+        )
         if new != state:
             states.append(new)
     return log, [rt.view(s) for s in states[-5:]]
@@ -385,7 +411,9 @@ def test_split_states_behave_exactly_like_whole_ones(monkeypatch: pytest.MonkeyP
     assert norm(split) == norm(whole)
 
 
-def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPatch, moves: bool = True) -> tuple[list[Any], list[Any]]:
+def _ledger_walk(
+    mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPatch, moves: bool = True
+) -> tuple[list[Any], list[Any]]:
     """A random walk over :class:`Ledger` with revisits; ``mode``: ``watch`` (split, writes watched), ``compare``
     (split, chunks compared with copies) or ``whole`` (one pickle per call: the reference). ``moves``: include
     re-inserting a record at the end, which a split state counts as a change (its chunks' order changed) and a
@@ -414,10 +442,13 @@ def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPat
     # through the records they touched: two records of one chunk share a list, then two of different chunks, then
     # a set is stored
     late = [
-        ("Ledger.share_history", {"account": "A0005", "other": "A0006"}), ("Ledger.note", {"account": "A0006", "value": 7}),
+        ("Ledger.share_history", {"account": "A0005", "other": "A0006"}),
+        ("Ledger.note", {"account": "A0006", "value": 7}),
         ("Ledger.note", {"account": "A0005", "value": 6}),
-        ("Ledger.share_history", {"account": "A0003", "other": "A0400"}), ("Ledger.note", {"account": "A0400", "value": 9}),
-        ("Ledger.note", {"account": "A0003", "value": 8}), ("Ledger.tag", {"account": "A0500", "label": "x"}),
+        ("Ledger.share_history", {"account": "A0003", "other": "A0400"}),
+        ("Ledger.note", {"account": "A0400", "value": 9}),
+        ("Ledger.note", {"account": "A0003", "value": 8}),
+        ("Ledger.tag", {"account": "A0500", "label": "x"}),
         ("Ledger.deposit", {"account": "A0500", "amount": 2}),
     ]
     states, log, ids = [rt.fresh()], [], {}
@@ -428,7 +459,14 @@ def _ledger_walk(mode: str, seed: int, rare: bool, monkeypatch: pytest.MonkeyPat
         if rare and 100 <= step < 100 + len(late):
             state, (tool, args) = states[-1], late[step - 100]
         rec, new = rt.invoke(state, tool, args)
-        log.append((ids.setdefault(state.fingerprint, len(ids)), tool, rec.to_dict() | {"duration_ms": 0}, ids.setdefault(new.fingerprint, len(ids))))
+        log.append(
+            (
+                ids.setdefault(state.fingerprint, len(ids)),
+                tool,
+                rec.to_dict() | {"duration_ms": 0},
+                ids.setdefault(new.fingerprint, len(ids)),
+            )
+        )
         if new != state:
             states.append(new)
     return log, [rt.view(s) for s in states[-5:]]
@@ -458,7 +496,11 @@ def test_watched_containers_act_as_plain_ones() -> None:
 
     w = watch.watch({f"k{i}": {"n": [i]} for i in range(300)}, 128)
     d = w.container
-    assert isinstance(d, dict) and d == {f"k{i}": {"n": [i]} for i in range(300)} and json.loads(json.dumps(d))["k3"] == {"n": [3]}
+    assert (
+        isinstance(d, dict)
+        and d == {f"k{i}": {"n": [i]} for i in range(300)}
+        and json.loads(json.dumps(d))["k3"] == {"n": [3]}
+    )
     for made in (pickle.loads(pickle.dumps(d)), copy.deepcopy(d), copy.copy(d), dict(d)):
         assert type(made) is dict and made == d
     assert type(pickle.loads(pickle.dumps(d))["k1"]["n"]) is list
@@ -480,18 +522,40 @@ def test_watched_containers_act_as_plain_ones() -> None:
 
 # -- BFCL behaves as before -------------------------------------------------------------------------------------
 BFCL_CALLS: list[tuple[str, dict[str, Any]]] = [
-    ("GorillaFileSystem.ls", {}), ("GorillaFileSystem.pwd", {}), ("GorillaFileSystem.touch", {"file_name": "a.txt"}),
-    ("GorillaFileSystem.mkdir", {"dir_name": "d"}), ("GorillaFileSystem.cd", {"folder": "d"}),
-    ("GorillaFileSystem.echo", {"content": "hi", "file_name": "a.txt"}), ("GorillaFileSystem.cat", {"file_name": "a.txt"}),
-    ("GorillaFileSystem.rm", {"file_name": "a.txt"}), ("MathAPI.add", {"a": 3, "b": 4}),
-    ("VehicleControlAPI.lockDoors", {"unlock": False, "door": ["driver"]}), ("VehicleControlAPI.startEngine", {"ignitionMode": "START"}),
-    ("VehicleControlAPI.pressBrakePedal", {"pedalPosition": 1.0}), ("TradingBot.get_watchlist", {}),
-    ("TradingBot.add_to_watchlist", {"stock": "AAPL"}), ("TradingBot.get_current_time", {}),
-    ("TwitterAPI.authenticate_twitter", {"username": "john", "password": "john123"}), ("TwitterAPI.post_tweet", {"content": "x"}),
-    ("TicketAPI.create_ticket", {"title": "t", "description": "d"}), ("TicketAPI.get_ticket", {"ticket_id": 1}),
-    ("MessageAPI.list_users", {}), ("MessageAPI.message_login", {"user_id": "USR001"}),
-    ("MessageAPI.send_message", {"receiver_id": "USR002", "message": "m"}), ("TravelAPI.list_all_airports", {}),
-    ("TravelAPI.authenticate_travel", {"client_id": "c", "client_secret": "s", "refresh_token": "r", "grant_type": "read_write", "user_first_name": "A", "user_last_name": "B"}),
+    ("GorillaFileSystem.ls", {}),
+    ("GorillaFileSystem.pwd", {}),
+    ("GorillaFileSystem.touch", {"file_name": "a.txt"}),
+    ("GorillaFileSystem.mkdir", {"dir_name": "d"}),
+    ("GorillaFileSystem.cd", {"folder": "d"}),
+    ("GorillaFileSystem.echo", {"content": "hi", "file_name": "a.txt"}),
+    ("GorillaFileSystem.cat", {"file_name": "a.txt"}),
+    ("GorillaFileSystem.rm", {"file_name": "a.txt"}),
+    ("MathAPI.add", {"a": 3, "b": 4}),
+    ("VehicleControlAPI.lockDoors", {"unlock": False, "door": ["driver"]}),
+    ("VehicleControlAPI.startEngine", {"ignitionMode": "START"}),
+    ("VehicleControlAPI.pressBrakePedal", {"pedalPosition": 1.0}),
+    ("TradingBot.get_watchlist", {}),
+    ("TradingBot.add_to_watchlist", {"stock": "AAPL"}),
+    ("TradingBot.get_current_time", {}),
+    ("TwitterAPI.authenticate_twitter", {"username": "john", "password": "john123"}),
+    ("TwitterAPI.post_tweet", {"content": "x"}),
+    ("TicketAPI.create_ticket", {"title": "t", "description": "d"}),
+    ("TicketAPI.get_ticket", {"ticket_id": 1}),
+    ("MessageAPI.list_users", {}),
+    ("MessageAPI.message_login", {"user_id": "USR001"}),
+    ("MessageAPI.send_message", {"receiver_id": "USR002", "message": "m"}),
+    ("TravelAPI.list_all_airports", {}),
+    (
+        "TravelAPI.authenticate_travel",
+        {
+            "client_id": "c",
+            "client_secret": "s",
+            "refresh_token": "r",
+            "grant_type": "read_write",
+            "user_first_name": "A",
+            "user_last_name": "B",
+        },
+    ),
 ]
 
 
@@ -532,10 +596,10 @@ def test_bfcl_records_and_states_are_as_before() -> None:
 def test_path_keys_reads_back_what_key_path_and_index_path_wrote():
     from libra.runtime.diff import index_path, key_path, path_keys
 
-    keys = ["orders", "12446", "a b\"c", "new.txt", "price"]
+    keys = ["orders", "12446", 'a b"c', "new.txt", "price"]
     path = ""
     for k in keys:
         path = key_path(path, k)
     path = index_path(path, 3)
     assert path_keys(path) == keys + ["3"]
-    assert path_keys("root.contents[\"new.txt\"].content") == ["root", "contents", "new.txt", "content"]
+    assert path_keys('root.contents["new.txt"].content') == ["root", "contents", "new.txt", "content"]

@@ -135,7 +135,10 @@ def _wait_for_pid(path: Path, limit_s: float = 20.0) -> int:
 
 def _os_grants_namespace() -> bool:
     """Whether a fresh process of ours may enter a new network namespace here (probed, not assumed)."""
-    code = f"import importlib.util as u, sys; s = u.spec_from_file_location('sb', {str(SANDBOX_FILE)!r}); m = u.module_from_spec(s); s.loader.exec_module(m); sys.exit(0 if m.unshare_network() else 1)"
+    code = (
+        f"import importlib.util as u, sys; s = u.spec_from_file_location('sb', {str(SANDBOX_FILE)!r}); m = "
+        "u.module_from_spec(s); s.loader.exec_module(m); sys.exit(0 if m.unshare_network() else 1)"
+    )
     return subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
 
 
@@ -344,7 +347,9 @@ def test_in_process_transport_gives_the_isolated_records(iso) -> None:
     with Executor(InProcessTransport(make_hostile_runtime), n_workers=2) as local:
         calls = [(local.fresh(), "Hostile.add", {"a": i, "b": 1}) for i in range(6)]
         got = [(r.to_dict() | {"duration_ms": 0}, s) for r, s in local.invoke_many(calls)]
-    want = [(r.to_dict() | {"duration_ms": 0}, s) for r, s in iso.invoke_many([(iso.fresh(), t, a) for _, t, a in calls])]
+    want = [
+        (r.to_dict() | {"duration_ms": 0}, s) for r, s in iso.invoke_many([(iso.fresh(), t, a) for _, t, a in calls])
+    ]
     assert got == want
     assert [r["output"] for r, _ in got] == [1, 2, 3, 4, 5, 6]
 
@@ -355,4 +360,6 @@ def test_builds_report_the_isolation_in_their_stats() -> None:
     assert isolated.stats["network_isolation"] == expected
     in_process = build_library(ShopBenchmark(), None, BuildOptions(workers=0, progress=False))
     assert in_process.stats["network_isolation"] == sandbox.ALLOWED
-    assert {(r.provider, r.consumer, r.kind) for r in isolated.relations} == {(r.provider, r.consumer, r.kind) for r in in_process.relations}
+    assert {(r.provider, r.consumer, r.kind) for r in isolated.relations} == {
+        (r.provider, r.consumer, r.kind) for r in in_process.relations
+    }

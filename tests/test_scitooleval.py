@@ -115,7 +115,9 @@ def test_runtime_without_rdkit_is_one_actionable_error(monkeypatch):
 
 def test_scitoolkg_retriever_returns_at_most_ten(catalog):
     retriever = SciToolKGRetriever(embedder="hash").fit(catalog)
-    rankings = retriever.retrieve(["Calculate the NPR2 descriptor of the molecule [C][C][O] given as SELFIES", "molecular formula"], depth=20)
+    rankings = retriever.retrieve(
+        ["Calculate the NPR2 descriptor of the molecule [C][C][O] given as SELFIES", "molecular formula"], depth=20
+    )
     assert len(rankings) == 2
     for ranking in rankings:
         assert 0 < len(ranking) <= 10 and len(set(ranking)) == len(ranking)
@@ -155,7 +157,12 @@ def test_selfies_round_trip_and_3d_determinism(rt):
 
 @needs_rdkit
 def test_bad_input_is_rejected_not_raised(rt):
-    for tool, value in [("GetMolFormula", "C1CC(("), ("SELFIEStoSMILES", "arginine"), ("InChIToSMILES", "not an inchi"), ("MolSimilarity", "CCO")]:
+    for tool, value in [
+        ("GetMolFormula", "C1CC(("),
+        ("SELFIEStoSMILES", "arginine"),
+        ("InChIToSMILES", "not an inchi"),
+        ("MolSimilarity", "CCO"),
+    ]:
         record = _call(rt, tool, value)
         assert record.status == "rejected" and record.error, (tool, record)
 
@@ -166,7 +173,9 @@ def test_run_chain_follows_named_outputs(rt, catalog, tasks):
     assert starting_input(task, "smiles") == task.metadata["parameter"]
     result = run_chain(rt, task, catalog)
     assert result.ok and [c["tool"] for c in result.calls] == ["SMILESToInChI", "InChIToInChIKey"]
-    assert run_chain(rt, next(t for t in tasks if "NameToSMILES" in t.gold), catalog).reason.startswith("non-executable")
+    assert run_chain(rt, next(t for t in tasks if "NameToSMILES" in t.gold), catalog).reason.startswith(
+        "non-executable"
+    )
 
 
 @needs_rdkit
@@ -174,7 +183,11 @@ def test_isolated_worker_pool():
     runtime = make_scitooleval_runtime(n_workers=2, timeout_s=20)
     try:
         state = runtime.fresh()
-        calls = [(state, "GetMolFormula", {"smiles": ASPIRIN}), (state, "GetMolFormula", {"smiles": "C1CC(("}), (state, "GetNPR1", {"smiles": "CCO"})]
+        calls = [
+            (state, "GetMolFormula", {"smiles": ASPIRIN}),
+            (state, "GetMolFormula", {"smiles": "C1CC(("}),
+            (state, "GetNPR1", {"smiles": "CCO"}),
+        ]
         (ok, _), (bad, _), (npr, _) = runtime.invoke_many(calls)
         assert ok.status == "success" and ok.output == {"formula": "C9H8O4"}
         assert bad.status == "rejected"

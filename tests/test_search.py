@@ -39,11 +39,16 @@ def test_search_returns_tools_with_prerequisites_and_evidence(library, tmp_path,
     add = next(r for r in results if r.tool == "Shop.add_item")
     assert add.description == "Add an item to the shop." and add.input_schema["required"] == ["access_token", "title"]
     (login,) = [p for p in add.prerequisites if p.tool == "Shop.login"]
-    assert login.evidence == "Shop.login's access_token worked as add_item.access_token where another value failed with 'not signed in'"
+    assert (
+        login.evidence
+        == "Shop.login's access_token worked as add_item.access_token where another value failed with 'not signed in'"
+    )
     # login is among the results because propagation promoted it as add_item's prerequisite.
     promoted = next(r for r in results if r.tool == "Shop.login")
     assert promoted.via == "promoted" and "Shop.add_item" in promoted.promoted_by and promoted.base_rank > 3
-    assert promoted.score > 0 and all(r.via == "retrieved" and not r.promoted_by for r in results if r.base_rank == r.rank == 1)
+    assert promoted.score > 0 and all(
+        r.via == "retrieved" and not r.promoted_by for r in results if r.base_rank == r.rank == 1
+    )
 
 
 def test_the_cached_index_answers_like_the_full_library_and_skips_loading_it(library, tmp_path, monkeypatch):
@@ -80,13 +85,20 @@ def test_a_repeated_query_skips_the_model_and_answers_the_same(library, tmp_path
     other = "sign up as a new shop user"
     batch = s.search_many([QUERY, other, other], 4)
     assert embedded == [[QUERY], [other]]
-    assert _rows(batch[0]) == first and _rows(batch[1]) == _rows(batch[2]) == _rows(Searcher.open(library).search(other, 4))
+    assert _rows(batch[0]) == first and _rows(batch[1]) == _rows(batch[2]) == _rows(
+        Searcher.open(library).search(other, 4)
+    )
 
 
 def test_bad_search_input_is_refused_with_what_to_change(library, tmp_path, monkeypatch):
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     s = Searcher.open(library)
-    for query, k, message in (("", 3, "non-empty"), ("  ", 3, "non-empty"), (QUERY, 0, "positive"), (QUERY, True, "positive")):
+    for query, k, message in (
+        ("", 3, "non-empty"),
+        ("  ", 3, "non-empty"),
+        (QUERY, 0, "positive"),
+        (QUERY, True, "positive"),
+    ):
         with pytest.raises(ConfigError, match=message):
             s.search(query, k)
     assert len(s.search(QUERY, 100)) == s.size == 6  # more than the library holds: all of it
@@ -127,7 +139,17 @@ def test_retrieve_formats_match_the_client_shapes(library, tmp_path):
     assert all(f["type"] == "function" and f["parameters"]["type"] == "object" for f in shop["tools"])
 
     # Two requests: one JSON line each.
-    out = run_cli("retrieve", str(library), QUERY, "what is the square root of 2", "--k", "2", "--format", "anthropic", cache=cache)
+    out = run_cli(
+        "retrieve",
+        str(library),
+        QUERY,
+        "what is the square root of 2",
+        "--k",
+        "2",
+        "--format",
+        "anthropic",
+        cache=cache,
+    )
     assert [len(json.loads(line)) for line in out.stdout.splitlines()] == [2, 2]
 
 
@@ -138,7 +160,15 @@ def test_a_narrow_table_folds_the_promoted_by_column(library, tmp_path):
     from .cli_toys import MAIN, ROOT, cli_env
 
     env = dict(cli_env(tmp_path / "cache"), COLUMNS="50")
-    out = subprocess.run([sys.executable, "-c", MAIN, "retrieve", str(library), QUERY, "--k", "3"], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", MAIN, "retrieve", str(library), QUERY, "--k", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert all(len(line) <= 50 for line in lines)
@@ -157,17 +187,29 @@ def test_langgraph_bigtool_agent_binds_the_tools_and_their_prerequisites(library
 
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     searcher = Searcher.open(library)
-    registry = {name: StructuredTool.from_function(func=lambda **kw: "ok", name=name.replace(".", "_"), description=name, args_schema={"type": "object", "properties": {}}) for name in searcher.index.names}
+    registry = {
+        name: StructuredTool.from_function(
+            func=lambda **kw: "ok",
+            name=name.replace(".", "_"),
+            description=name,
+            args_schema={"type": "object", "properties": {}},
+        )
+        for name in searcher.index.names
+    }
     del registry["Shop.signup"]  # a tool the agent cannot bind is left out, not a crash
 
     class ToolCallingFake(GenericFakeChatModel):
         def bind_tools(self, tools, **kwargs):
             return self
 
-    llm = ToolCallingFake(messages=iter([
-        AIMessage(content="", tool_calls=[{"name": "retrieve_tools", "args": {"query": QUERY}, "id": "c1"}]),
-        AIMessage(content="done"),
-    ]))
+    llm = ToolCallingFake(
+        messages=iter(
+            [
+                AIMessage(content="", tool_calls=[{"name": "retrieve_tools", "args": {"query": QUERY}, "id": "c1"}]),
+                AIMessage(content="done"),
+            ]
+        )
+    )
     retrieve = retrieve_tools_function(searcher, limit=1, registry=registry)
     agent = create_agent(llm, registry, retrieve_tools_function=retrieve).compile(store=InMemoryStore())
     state = agent.invoke({"messages": [HumanMessage(QUERY)]})

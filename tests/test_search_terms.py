@@ -40,7 +40,9 @@ class Board:
         Args:
             keyword: Keyword to search for in the content of the notes.
         """
-        return {"matches": [{"note_id": i, "content": c} for i, c in self.notes.items() if keyword.lower() in c.lower()]}
+        return {
+            "matches": [{"note_id": i, "content": c} for i, c in self.notes.items() if keyword.lower() in c.lower()]
+        }
 
     def read_note(self, note_id: int) -> dict:
         """Read a note.

@@ -74,15 +74,26 @@ def _check_search(result) -> None:
     add = rows["Shop.add_item"]
     assert add["input_schema"]["required"] == ["access_token", "title"]
     login = next(p for p in add["prerequisites"] if p["tool"] == "Shop.login")
-    assert (login["kind"], login["provider_field"], login["consumer_input"]) == ("provenance", "access_token", "access_token")
+    assert (login["kind"], login["provider_field"], login["consumer_input"]) == (
+        "provenance",
+        "access_token",
+        "access_token",
+    )
     # The evidence quotes what the shop answered when add_item got another token.
-    assert login["evidence"] == "Shop.login's access_token worked as add_item.access_token where another value failed with 'not signed in'"
+    assert (
+        login["evidence"]
+        == "Shop.login's access_token worked as add_item.access_token where another value failed with 'not signed in'"
+    )
     assert {r["via"] for r in data["results"]} <= {"retrieved", "promoted"}
     promoted = [r for r in data["results"] if r["via"] == "promoted"]
     assert all(r["promoted_by"] for r in promoted)
     # The text form carries the same prerequisites for clients that read only text.
     text = result.content[0].text
-    assert "Shop.add_item" in text and "needs Shop.login (access_token -> access_token)" in text and "'not signed in'" in text
+    assert (
+        "Shop.add_item" in text
+        and "needs Shop.login (access_token -> access_token)" in text
+        and "'not signed in'" in text
+    )
 
 
 async def _session(client: Client) -> None:
@@ -103,7 +114,9 @@ async def _session(client: Client) -> None:
 def test_stdio_with_the_official_client(served):
     path, cache = served
     before = _server_children()
-    params = StdioServerParameters(command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=cli_env(cache), cwd=str(ROOT))
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=cli_env(cache), cwd=str(ROOT)
+    )
 
     async def run() -> None:
         async with Client(params, read_timeout_seconds=120) as client:
@@ -117,7 +130,11 @@ def test_stdio_with_the_official_client(served):
 def _start_http(path: Path, cache: Path) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env(cache), cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=cli_env(cache),
+        cwd=ROOT,
     )
     assert proc.stderr is not None
     line = proc.stderr.readline()  # printed once the socket listens
@@ -132,6 +149,7 @@ def test_http_with_the_official_client(served):
     path, cache = served
     proc, port = _start_http(path, cache)
     try:
+
         async def run() -> None:
             async with Client(f"http://127.0.0.1:{port}/mcp", read_timeout_seconds=120) as client:
                 await _session(client)
@@ -157,8 +175,15 @@ def test_a_busy_port_is_one_error_line_before_any_work(served, tmp_path):
     try:
         port = holder.getsockname()[1]
         cache = tmp_path / "cache"
-        out = subprocess.run([sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", str(port)],
-                             capture_output=True, text=True, env=cli_env(cache), cwd=ROOT, timeout=120, check=False)
+        out = subprocess.run(
+            [sys.executable, "-m", "libra.cli", "serve", str(path), "--transport", "http", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            env=cli_env(cache),
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
     finally:
         holder.close()
     assert out.returncode == 2 and out.stdout == ""
@@ -185,7 +210,15 @@ def test_a_library_with_its_index_cached_opens_after_the_handshake_can_be_answer
     cache = tmp_path / "cache"
 
     def run() -> list[str]:
-        out = subprocess.run([sys.executable, "-c", OPEN, str(path), QUERY], capture_output=True, text=True, env=cli_env(cache), cwd=ROOT, timeout=300, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", OPEN, str(path), QUERY],
+            capture_output=True,
+            text=True,
+            env=cli_env(cache),
+            cwd=ROOT,
+            timeout=300,
+            check=True,
+        )
         return out.stdout.splitlines()
 
     first = run()
@@ -198,8 +231,16 @@ def test_a_library_with_its_index_cached_opens_after_the_handshake_can_be_answer
 def test_a_broken_library_is_one_error_line_before_the_server_starts(tmp_path):
     broken = tmp_path / "broken.json"
     broken.write_text('{"format": "libra-library", "tools": [')
-    out = subprocess.run([sys.executable, "-m", "libra.cli", "serve", str(broken)], capture_output=True, text=True, env=cli_env(tmp_path / "cache"),
-                         cwd=ROOT, timeout=120, check=False, stdin=subprocess.DEVNULL)
+    out = subprocess.run(
+        [sys.executable, "-m", "libra.cli", "serve", str(broken)],
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path / "cache"),
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("error: library file") and out.stderr.count("\n") == 1, out.stderr
 
@@ -225,7 +266,11 @@ def test_a_searcher_that_fails_to_open_in_the_background_is_a_tool_error_and_ser
             assert tools[0].input_schema["properties"]["k"]["maximum"] == 4  # the size known before the load
             for _ in range(2):
                 result = await client.call_tool("search_tools", {"query": QUERY, "k": 3})
-                assert result.is_error and result.content[0].text == "search failed: library file 'x.json' is empty: rebuild it with `libra build`"
+                assert (
+                    result.is_error
+                    and result.content[0].text
+                    == "search failed: library file 'x.json' is empty: rebuild it with `libra build`"
+                )
 
     asyncio.run(run())
     assert calls == [1]  # opened once, not retried per search

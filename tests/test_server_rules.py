@@ -26,8 +26,12 @@ def test_a_literal_refused_as_naming_nothing_becomes_an_observation() -> None:
     t = next(t for t in contract.templates if t.expected == "success")
     value = t.arguments["files"].value
     assert t.arguments["files"].kind == "literal"
-    new = revise(contract, tool, _feedback(t.name, {"files": value}, f"fatal: pathspec '{value[0]}' did not match any files"))
-    assert new is not None and next(x for x in new.templates if x.name == t.name).arguments["files"].kind == "observation"
+    new = revise(
+        contract, tool, _feedback(t.name, {"files": value}, f"fatal: pathspec '{value[0]}' did not match any files")
+    )
+    assert (
+        new is not None and next(x for x in new.templates if x.name == t.name).arguments["files"].kind == "observation"
+    )
 
 
 def test_a_refusal_about_something_else_turns_nothing() -> None:
@@ -35,15 +39,36 @@ def test_a_refusal_about_something_else_turns_nothing() -> None:
     contract = propose(tool)
     t = next(t for t in contract.templates if t.expected == "success")
     # not quoting the value, or quoting it without saying it is missing
-    assert missing_references(contract, _feedback(t.name, {"files": t.arguments["files"].value}, "repository not found")) == []
-    assert missing_references(contract, _feedback(t.name, {"files": t.arguments["files"].value}, f"'{t.arguments['files'].value[0]}' is too long")) == []
+    assert (
+        missing_references(contract, _feedback(t.name, {"files": t.arguments["files"].value}, "repository not found"))
+        == []
+    )
+    assert (
+        missing_references(
+            contract,
+            _feedback(t.name, {"files": t.arguments["files"].value}, f"'{t.arguments['files'].value[0]}' is too long"),
+        )
+        == []
+    )
 
 
 def test_a_refused_leaf_of_a_structured_literal_is_marked_alone() -> None:
-    contract = Contract("t", [Template("complete", {"items": Argument.literal([{"owner": "sample owner", "text": "sample text"}])}, "success")], [], {}, {})
+    contract = Contract(
+        "t",
+        [
+            Template(
+                "complete", {"items": Argument.literal([{"owner": "sample owner", "text": "sample text"}])}, "success"
+            )
+        ],
+        [],
+        {},
+        {},
+    )
     found = missing_references(contract, _feedback("complete", {}, "Owner sample owner not found"))
     assert found == [("items", "Owner sample owner not found", [0, "owner"])]
-    assert with_leaf([{"owner": "sample owner", "text": "x"}], [0, "owner"], "alice") == [{"owner": "alice", "text": "x"}]
+    assert with_leaf([{"owner": "sample owner", "text": "x"}], [0, "owner"], "alice") == [
+        {"owner": "alice", "text": "x"}
+    ]
     assert with_leaf([{"owner": 3}], [0, "owner"], "alice") is None and with_leaf([], [0, "owner"], "a") is None
 
 
@@ -78,15 +103,50 @@ def test_an_action_that_says_it_did_nothing_is_a_refusal() -> None:
 def test_a_refusal_quoting_several_inputs_blames_none_of_them() -> None:
     """'rename 'a' -> 'b': no such file' names both values: it cannot say which one is missing."""
     tool = _tool("move", {"source": {"type": "string"}, "destination": {"type": "string"}}, ["source", "destination"])
-    contract = Contract("move", [Template("complete", {"source": Argument.observation("an existing file", field="source"), "destination": Argument.literal("sample destination")}, "success")], [], {}, {})
-    both = _feedback("complete", {"source": "sample source", "destination": "sample destination"}, "ENOENT: no such file, rename 'sample source' -> 'sample destination'")
+    contract = Contract(
+        "move",
+        [
+            Template(
+                "complete",
+                {
+                    "source": Argument.observation("an existing file", field="source"),
+                    "destination": Argument.literal("sample destination"),
+                },
+                "success",
+            )
+        ],
+        [],
+        {},
+        {},
+    )
+    both = _feedback(
+        "complete",
+        {"source": "sample source", "destination": "sample destination"},
+        "ENOENT: no such file, rename 'sample source' -> 'sample destination'",
+    )
     assert missing_references(contract, both) == []
-    alone = _feedback("complete", {"source": "notes.txt", "destination": "sample destination"}, "no such folder: 'sample destination'")
+    alone = _feedback(
+        "complete", {"source": "notes.txt", "destination": "sample destination"}, "no such folder: 'sample destination'"
+    )
     assert [p for p, _m, _x in missing_references(contract, alone)] == ["destination"]
     assert tool.name == "move"
 
 
 def test_could_not_find_a_piece_of_text_marks_that_leaf() -> None:
-    contract = Contract("patch", [Template("complete", {"edits": Argument.literal([{"old_text": "sample old text", "new_text": "sample new text"}])}, "success")], [], {}, {})
-    found = missing_references(contract, _feedback("complete", {}, "Could not find exact match for edit:\nsample old text"))
+    contract = Contract(
+        "patch",
+        [
+            Template(
+                "complete",
+                {"edits": Argument.literal([{"old_text": "sample old text", "new_text": "sample new text"}])},
+                "success",
+            )
+        ],
+        [],
+        {},
+        {},
+    )
+    found = missing_references(
+        contract, _feedback("complete", {}, "Could not find exact match for edit:\nsample old text")
+    )
     assert found == [("edits", "Could not find exact match for edit:\nsample old text", [0, "old_text"])]

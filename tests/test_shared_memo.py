@@ -37,7 +37,16 @@ def _explore(bench: Any, tmp: Path, shared: bool) -> tuple[Engine, Counted, Any]
     memo = MemoStore(tmp / "memo.sqlite")
     summary = check_contracts(catalog, runtime, None, fixtures=fixtures, memo=memo if shared else None)
     contracts = summary.contracts
-    engine = Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), _similarity, BuildConfig(batch_size=8), fixtures=fixtures, memo=memo)
+    engine = Engine(
+        catalog,
+        runtime,
+        contracts,
+        candidate_compositions(catalog, contracts),
+        _similarity,
+        BuildConfig(batch_size=8),
+        fixtures=fixtures,
+        memo=memo,
+    )
     engine.start(reuse=summary.memo_keys if shared else ())
     while engine.step():
         pass
@@ -51,7 +60,9 @@ def test_the_exploration_takes_over_the_calls_checking_made(tmp_path: Path) -> N
         one, rt_one, sum_one = _explore(bench, tmp_path / f"a{i}", shared=True)
         two, rt_two, sum_two = _explore(bench, tmp_path / f"b{i}", shared=False)
         # what each phase concludes is the same: contracts after revision, relations, and every budget count
-        assert {k: c.to_dict() for k, c in sum_one.contracts.items()} == {k: c.to_dict() for k, c in sum_two.contracts.items()}
+        assert {k: c.to_dict() for k, c in sum_one.contracts.items()} == {
+            k: c.to_dict() for k, c in sum_two.contracts.items()
+        }
         assert _edges(one.result()) == _edges(two.result()) and one.result()
         saved = one.counters.pop("calls_from_checking")
         assert two.counters.pop("calls_from_checking") == 0
@@ -114,15 +125,25 @@ def test_nodes_record_values_and_their_lineage() -> None:
     nodes: list[Node] = []
     a = child(nodes, None, State("a"), creator=0)
     b = child(nodes, a.id, State("b"), creator=1)
-    assert (a.depth, b.depth) == (1, 2) and [n.id for n in lineage(nodes, b.id)] == [b.id, a.id] and lineage(nodes, None) == []
+    assert (
+        (a.depth, b.depth) == (1, 2)
+        and [n.id for n in lineage(nodes, b.id)] == [b.id, a.id]
+        and lineage(nodes, None) == []
+    )
     b.add(V(0, "t0"))
     b.replace([V(1, "t1")])
     assert b.values == [1] and b.by_key == {("T.op", "token"): [1]} and '"t1"' in b.known and '"t0"' not in b.known
 
 
 def test_a_build_reports_the_calls_checking_saved() -> None:
-    lib = build_library(ShopBenchmark(), None, BuildOptions(workers=0, embedder="minilm", config=BuildConfig(batch_size=4), progress=False))
+    lib = build_library(
+        ShopBenchmark(),
+        None,
+        BuildOptions(workers=0, embedder="minilm", config=BuildConfig(batch_size=4), progress=False),
+    )
     engine, contracts = lib.stats["engine"], lib.stats["contracts"]
     assert 0 < engine["calls_from_checking"] <= contracts["calls"] < engine["executed_calls"]
     assert "memo_hits" in contracts
-    assert lib.stats["memo_store"]["rows"] == contracts["calls"] + engine["executed_calls"] - engine["calls_from_checking"]
+    assert (
+        lib.stats["memo_store"]["rows"] == contracts["calls"] + engine["executed_calls"] - engine["calls_from_checking"]
+    )

@@ -22,8 +22,13 @@ HEALTH = {
 
 
 def _library(tmp_path, stats):
-    catalog = Catalog([Tool(name=n, description="A phone action.") for n in [*NEVER, "Phone.a", "Phone.b", "Phone.c", "Phone.d"]], name="phone")
-    lib = Library(catalog, relations=[Relation("Phone.a", "Phone.b", "state")], stats=stats, meta={"benchmark": "phone"})
+    catalog = Catalog(
+        [Tool(name=n, description="A phone action.") for n in [*NEVER, "Phone.a", "Phone.b", "Phone.c", "Phone.d"]],
+        name="phone",
+    )
+    lib = Library(
+        catalog, relations=[Relation("Phone.a", "Phone.b", "state")], stats=stats, meta={"benchmark": "phone"}
+    )
     path = tmp_path / "phone.json.gz"
     lib.save(path)
     assert Library.load(path).stats == stats  # the summary survives the file round trip

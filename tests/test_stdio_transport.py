@@ -106,7 +106,16 @@ print("after serving", flush=True)
 def test_the_wire_is_claimed_while_serving_and_given_back(tmp_path):
     """While serving, a stray print and a child's output go to stderr and fd 0 reads nothing; the wire carries
     only what the transport writes; afterwards stdout is the wire again."""
-    out = subprocess.run([sys.executable, "-c", CLAIM], input="request\n", capture_output=True, text=True, env=cli_env(tmp_path / "cache"), cwd=ROOT, timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", CLAIM],
+        input="request\n",
+        capture_output=True,
+        text=True,
+        env=cli_env(tmp_path / "cache"),
+        cwd=ROOT,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout == "served on the loop: True\nanswer to request\nafter serving\n"
     assert "stray output" in out.stderr and "child output" in out.stderr
 
@@ -116,6 +125,14 @@ def test_stdin_from_a_file_is_left_to_the_sdk(tmp_path):
     requests = tmp_path / "requests.jsonl"
     requests.write_text("")
     with requests.open() as stdin:
-        out = subprocess.run([sys.executable, "-c", "from libra.serve.stdio import loop_served; print(loop_served())"],
-                             stdin=stdin, capture_output=True, text=True, env=cli_env(tmp_path / "cache"), cwd=ROOT, timeout=120, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", "from libra.serve.stdio import loop_served; print(loop_served())"],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            env=cli_env(tmp_path / "cache"),
+            cwd=ROOT,
+            timeout=120,
+            check=True,
+        )
     assert out.stdout == "False\n"

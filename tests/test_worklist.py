@@ -1,4 +1,5 @@
-"""The packed worklist (libra.induction.explore.worklist): same pop order as heaps of tuples, round trips, checkpoints."""
+"""The packed worklist (libra.induction.explore.worklist): same pop order as heaps of tuples, round trips,
+checkpoints."""
 
 from __future__ import annotations
 
@@ -21,8 +22,15 @@ from .induction_toys import ShopBenchmark
 
 def _random_item(rng: random.Random) -> Item:
     fixed = () if rng.random() < 0.3 else ((rng.choice(["id", "name", "path", "x"]), rng.randrange(1 << 40)),)
-    return Item(rng.randrange(1 << 40), rng.choice(["A.get", "B.put", "C.rm"]), rng.randrange(50), fixed,
-                rng.random() < 0.5, rng.random() < 0.5, rng.choice(["", "folder", "leaf"]))
+    return Item(
+        rng.randrange(1 << 40),
+        rng.choice(["A.get", "B.put", "C.rm"]),
+        rng.randrange(50),
+        fixed,
+        rng.random() < 0.5,
+        rng.random() < 0.5,
+        rng.choice(["", "folder", "leaf"]),
+    )
 
 
 def test_items_round_trip_through_the_codec() -> None:
@@ -68,7 +76,9 @@ def test_queue_is_first_in_first_out_and_peeks_without_popping() -> None:
 
 
 def test_order_key_orders_floats_like_floats() -> None:
-    xs = sorted([0.0, 1.0, -1.0, 2.0, -2.0, 1e-300, -1e-300, 1e300, -1e300, float("inf"), float("-inf"), 0.123456, -0.123457])
+    xs = sorted(
+        [0.0, 1.0, -1.0, 2.0, -2.0, 1e-300, -1e-300, 1e300, -1e300, float("inf"), float("-inf"), 0.123456, -0.123457]
+    )
     keys = [order_key(x) for x in xs]
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
     assert order_key(-0.0) == order_key(0.0)
@@ -101,7 +111,15 @@ def _engine(path: Path) -> Engine:
     bench = ShopBenchmark()
     catalog, runtime = bench.catalog(), bench.runtime()
     contracts = check_contracts(catalog, runtime).contracts
-    return Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), lambda a, b: float(a == b), BuildConfig(batch_size=4), memo_path=path)
+    return Engine(
+        catalog,
+        runtime,
+        contracts,
+        candidate_compositions(catalog, contracts),
+        lambda a, b: float(a == b),
+        BuildConfig(batch_size=4),
+        memo_path=path,
+    )
 
 
 def _drain(engine: Engine) -> list[Item | None]:
@@ -170,7 +188,13 @@ def test_a_heap_that_leaves_spent_items_out_selects_as_if_it_held_them() -> None
     for wave in range(300):
         for _ in range(rng.randrange(0, 40)):
             seq += 1
-            item = Item(rng.randrange(100), rng.choice(tools), rng.randrange(3), (("x", rng.randrange(1000)),), rng.random() < 0.1)
+            item = Item(
+                rng.randrange(100),
+                rng.choice(tools),
+                rng.randrange(3),
+                (("x", rng.randrange(1000)),),
+                rng.random() < 0.1,
+            )
             prio = -round(rng.choice([0.5, 1.0, rng.random()]), 6)
             spent = item.tool in dead
             left_out += spent
@@ -215,7 +239,15 @@ def _build(full: bool, tmp: Path) -> tuple[Engine, list[int]]:
     runtime = make_bfcl_runtime(catalog=catalog, isolated=False)
     contracts = check_contracts(catalog, runtime).contracts
     config = BuildConfig(batch_size=8, max_calls_per_tool=3, number_offers_per_tool=1, max_calls=400)
-    engine = Engine(catalog, runtime, contracts, candidate_compositions(catalog, contracts), lambda a, b: float(a == b), config, memo_path=tmp / ("full" if full else "lean"))
+    engine = Engine(
+        catalog,
+        runtime,
+        contracts,
+        candidate_compositions(catalog, contracts),
+        lambda a, b: float(a == b),
+        config,
+        memo_path=tmp / ("full" if full else "lean"),
+    )
     engine.DISCARD_AT = 1  # type: ignore[misc]
     if full:
         engine.queue, engine.far = _FullHeap(engine.queue.codec), _FullHeap(engine.far.codec)

@@ -37,7 +37,11 @@ REQUIRED = {
 
 def _path_without_servers() -> str:
     """The caller's PATH less any directory holding one of the servers: they must be found by libra itself."""
-    return os.pathsep.join(d for d in os.environ.get("PATH", "").split(os.pathsep) if d and not (Path(d) / "mcp-server-git").exists() and not (Path(d) / "mcp-server-filesystem").exists())
+    return os.pathsep.join(
+        d
+        for d in os.environ.get("PATH", "").split(os.pathsep)
+        if d and not (Path(d) / "mcp-server-git").exists() and not (Path(d) / "mcp-server-filesystem").exists()
+    )
 
 
 def _run(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -51,17 +55,52 @@ def test_the_workspace_example_builds_from_the_cli_without_a_path_edit(tmp_path,
     npm_servers_bin(), pypi_servers_bin()  # what `make mcp-servers` does (idempotent)
     monkeypatch.setenv("LIBRA_CACHE_DIR", str(tmp_path / "cache"))
     shutil.copy(EXAMPLE / "libra.toml", tmp_path / "libra.toml")  # its template path is relative to the file
-    subprocess.run([sys.executable, str(EXAMPLE / "make_template.py"), str(tmp_path / "template")], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(EXAMPLE / "make_template.py"), str(tmp_path / "template")], check=True, capture_output=True
+    )
     env = {**os.environ, "PATH": _path_without_servers(), "PYTHONPATH": str(ROOT / "src")}
     out = tmp_path / "workspace.lib.json.gz"
-    proc = subprocess.run([sys.executable, "-m", "libra.cli", "build", "--config", str(tmp_path / "libra.toml"), "--out", str(out), "--quiet"], env=env, capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "libra.cli",
+            "build",
+            "--config",
+            str(tmp_path / "libra.toml"),
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stderr
     lib = Library.load(out)
     found = {(r.provider, r.consumer) for r in lib.relations}
     assert REQUIRED <= found, REQUIRED - found
     assert lib.catalog.name == "workspace" and len(lib.catalog.names) > 30
     # the example's tasks name only tools of its catalog, and score
-    code, _, err = _run(["eval", "--library", str(out), "--tasks", str(EXAMPLE / "tasks.jsonl"), "--method", "bm25", "--method", "libra", "--k", "5", "--json", str(tmp_path / "eval.json")], capsys)
+    code, _, err = _run(
+        [
+            "eval",
+            "--library",
+            str(out),
+            "--tasks",
+            str(EXAMPLE / "tasks.jsonl"),
+            "--method",
+            "bm25",
+            "--method",
+            "libra",
+            "--k",
+            "5",
+            "--json",
+            str(tmp_path / "eval.json"),
+        ],
+        capsys,
+    )
     assert code == 0, err
     report = json.loads((tmp_path / "eval.json").read_text())
     assert report["n_tasks"] >= 20 and {r["method"] for r in report["results"]} == {"bm25", "libra"}
@@ -74,10 +113,12 @@ def test_a_bare_command_is_found_in_libras_server_directories(tmp_path, monkeypa
     bin_dir = managed_bin_dirs()[0]
     bin_dir.mkdir(parents=True)
     script = bin_dir / "notes-server"
-    script.write_text(f"#!/bin/sh\nexec {sys.executable} {ROOT / 'tests' / 'mcp_servers' / 'signin_server.py'} \"$@\"\n")
+    script.write_text(f'#!/bin/sh\nexec {sys.executable} {ROOT / "tests" / "mcp_servers" / "signin_server.py"} "$@"\n')
     script.chmod(0o755)
     assert shutil.which("notes-server") is None and find_command("notes-server") == str(script)
-    rt = McpRuntime([{"name": "notes", "command": "notes-server", "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process"}])
+    rt = McpRuntime(
+        [{"name": "notes", "command": "notes-server", "env": {"NOTES_DIR": "{sandbox}/notes"}, "state": "process"}]
+    )
     try:
         assert "notes.sign_in" in rt.catalog.names
     finally:
@@ -89,17 +130,22 @@ def test_a_bare_command_is_found_in_libras_server_directories(tmp_path, monkeypa
     assert find_command("notes-server") == str(on_path / "notes-server")  # PATH first: the user's own install wins
 
 
-@pytest.mark.parametrize("command,words", [
-    ("no-such-mcp-server", ["'no-such-mcp-server' not found", "PATH", "give its full path"]),
-    ("mcp-server-memory", ["'mcp-server-memory' not found", "python -m libra.runtime.mcp.setup"]),
-    ("/nonexistent/server", ["'/nonexistent/server' not found"]),
-])
+@pytest.mark.parametrize(
+    "command,words",
+    [
+        ("no-such-mcp-server", ["'no-such-mcp-server' not found", "PATH", "give its full path"]),
+        ("mcp-server-memory", ["'mcp-server-memory' not found", "python -m libra.runtime.mcp.setup"]),
+        ("/nonexistent/server", ["'/nonexistent/server' not found"]),
+    ],
+)
 def test_a_command_found_nowhere_is_one_line_before_work(tmp_path, capsys, monkeypatch, command, words):
     monkeypatch.setenv("LIBRA_MCP_CACHE", str(tmp_path / "empty-cache"))  # nothing installed there
     monkeypatch.setenv("PATH", _path_without_servers())
     config = tmp_path / "libra.toml"
     config.write_text(f'[[mcp]]\nname = "srv"\ncommand = "{command}"\n')
     code, stdout, err = _run(["build", "--config", str(config), "--out", str(tmp_path / "lib.json")], capsys)
-    assert code == 2 and stdout == "" and err.count("\n") == 1 and err.startswith("error: ") and "[[mcp]] srv" in err, err
+    assert code == 2 and stdout == "" and err.count("\n") == 1 and err.startswith("error: ") and "[[mcp]] srv" in err, (
+        err
+    )
     assert all(w in err for w in words), err
     assert not (tmp_path / "lib.json").exists()

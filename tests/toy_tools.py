@@ -1,4 +1,5 @@
-"""Toy tools for the runtime tests: a login-gated stateful class (the misbehaving functions are in fixtures/toy_hazards.py).
+"""Toy tools for the runtime tests: a login-gated stateful class (the misbehaving functions are in
+fixtures/toy_hazards.py).
 
 Nothing here is BFCL-specific: the generic runtime must handle it by introspection alone.
 """
@@ -32,7 +33,13 @@ class Blog:
         self.session = f"tok-{username}"
         return {"token": self.session}
 
-    def post(self, token: str, text: str, visibility: Literal["public", "private"] = "public", tags: Optional[list[str]] = None) -> dict:
+    def post(
+        self,
+        token: str,
+        text: str,
+        visibility: Literal["public", "private"] = "public",
+        tags: Optional[list[str]] = None,
+    ) -> dict:
         """Publish a post.
 
         :param token: Session token from login.

@@ -77,7 +77,13 @@ def search_products(query: str) -> SearchResult:
         query: Words to look for in product titles.
     """
     words = query.lower().split()
-    return {"products": [{"product_id": pid, "title": p["title"]} for pid, p in PRODUCTS.items() if words and all(w in p["title"].lower() for w in words)]}
+    return {
+        "products": [
+            {"product_id": pid, "title": p["title"]}
+            for pid, p in PRODUCTS.items()
+            if words and all(w in p["title"].lower() for w in words)
+        ]
+    }
 
 
 @tool(read_only=True)

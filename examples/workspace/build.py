@@ -1,7 +1,8 @@
 """Build this example's library from Python: ``python examples/workspace/build.py [OUT]``.
 
 Installs the pinned servers if needed (``libra.runtime.mcp.setup``; the MCP runtime finds them in libra's server
-directories, no PATH edit), creates the template when it is missing, reads ``libra.toml`` and builds with the offline proposer. It prints
+directories, no PATH edit), creates the template when it is missing, reads ``libra.toml`` and builds with the offline
+proposer. It prints
 the relations found, the build's health summary and its wall time.
 """
 

@@ -12,7 +12,17 @@ from libra.catalog import Catalog, Tool
 from libra.decorators import tool
 from libra.errors import LibraError
 
-__all__ = ["Catalog", "LibraError", "Prerequisite", "Result", "SearchOptions", "Searcher", "Tool", "__version__", "tool"]
+__all__ = [
+    "Catalog",
+    "LibraError",
+    "Prerequisite",
+    "Result",
+    "SearchOptions",
+    "Searcher",
+    "Tool",
+    "__version__",
+    "tool",
+]
 
 #: Names of :mod:`libra.search`, imported on first use: the command line imports this package for every
 #: command, and most never search.

@@ -24,7 +24,9 @@ _EMPTY_PARAMS: dict[str, Any] = {"type": "object", "properties": {}, "required":
 
 def _check_schema(tool: str, field_name: str, schema: Any) -> None:
     if not isinstance(schema, dict):
-        raise CatalogError(f"tool {tool!r}: field {field_name!r} must be a JSON Schema object, got {type(schema).__name__}")
+        raise CatalogError(
+            f"tool {tool!r}: field {field_name!r} must be a JSON Schema object, got {type(schema).__name__}"
+        )
     import jsonschema  # on first use: commands that only read a library's index (libra serve) never need it
     from jsonschema.validators import validator_for
 
@@ -32,7 +34,9 @@ def _check_schema(tool: str, field_name: str, schema: Any) -> None:
         validator_for(schema, default=jsonschema.Draft202012Validator).check_schema(schema)
     except jsonschema.SchemaError as exc:
         where = "/".join(str(p) for p in exc.absolute_path) or "<root>"
-        raise CatalogError(f"tool {tool!r}: field {field_name!r} is not a valid JSON Schema at {where}: {exc.message}") from None
+        raise CatalogError(
+            f"tool {tool!r}: field {field_name!r} is not a valid JSON Schema at {where}: {exc.message}"
+        ) from None
 
 
 @dataclass
@@ -209,7 +213,14 @@ class Catalog:
         except FileNotFoundError:
             raise CatalogError(f"catalog file {str(p)!r} does not exist: check the path") from None
         except (OSError, UnicodeDecodeError) as exc:
-            raise CatalogError(f"catalog file {str(p)!r} cannot be read ({exc.__class__.__name__}): check its permissions and encoding") from None
+            raise CatalogError(
+                f"catalog file {str(p)!r} cannot be read ({exc.__class__.__name__}): check its permissions and encoding"
+            ) from None
         except json.JSONDecodeError as exc:
-            raise CatalogError(f"catalog file {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}): fix or regenerate it") from None
+            raise CatalogError(
+                (
+                    f"catalog file {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}): fix or "
+                    "regenerate it"
+                )
+            ) from None
         return cls.from_dict(data)

@@ -63,7 +63,12 @@ def _checked_examples(func: Callable[..., Any], examples: Mapping[str, Any] | No
     out: dict[str, tuple[Any, ...]] = {}
     for name, values in examples.items():
         if name not in params:
-            raise TypeError(f"@tool on {func.__qualname__}: examples name {name!r}, which is not one of its parameters {sorted(params - {'self', 'cls'})}")
+            raise TypeError(
+                (
+                    f"@tool on {func.__qualname__}: examples name {name!r}, which is not one of its parameters "
+                    f"{sorted(params - {'self', 'cls'})}"
+                )
+            )
         if not isinstance(values, (list, tuple)) or not values:
             raise TypeError(f"@tool on {func.__qualname__}: examples[{name!r}] must be a non-empty list of values")
         try:
@@ -95,7 +100,11 @@ def tool(
         target = _function_of(obj)
         if not callable(target):
             raise TypeError(f"@tool marks functions and methods, not {type(obj).__name__}")
-        setattr(target, HINTS_ATTR, ToolHints(group=group, read_only=read_only, examples=_checked_examples(target, examples)))
+        setattr(
+            target,
+            HINTS_ATTR,
+            ToolHints(group=group, read_only=read_only, examples=_checked_examples(target, examples)),
+        )
         return obj
 
     return mark(func) if func is not None else mark

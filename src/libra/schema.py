@@ -23,6 +23,7 @@ SENTINEL_INT = -1
 # free quantity.
 CONTACT_ADDRESS = {"phonenumber", "mobilenumber", "cellnumber", "phone", "emailaddress"}
 
+
 def words(text: str) -> list[str]:
     """Lower-case word tokens of an identifier or sentence (snake_case, camelCase and trailing digits split)."""
     return list(_word_tuple(text or ""))
@@ -48,7 +49,15 @@ def _compounds(tokens: list[str]) -> set[str]:
 # Schema helpers
 # ---------------------------------------------------------------------------------------------------------------
 
-_TYPE_ALIASES = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
+_TYPE_ALIASES = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "list": "array",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+}
 
 
 def schema_type(schema: dict[str, Any] | None) -> str | None:
@@ -67,8 +76,6 @@ def schema_type(schema: dict[str, Any] | None) -> str | None:
     return None
 
 
-
-
 def fits(schema: dict[str, Any] | bool, value: Any) -> bool:
     """Whether ``value`` is valid under ``schema``, formats included; False for a schema that cannot be used.
 
@@ -85,7 +92,9 @@ def fits(schema: dict[str, Any] | bool, value: Any) -> bool:
 
 # Phrases that introduce the complete set of allowed values ("[Enum]: a, b", "Options are: a, b", "one of: a, b",
 # "either 'x' or 'y'") and phrases that introduce examples only ("e.g. a, b", "such as a or b", "for example 'x'").
-_CLOSED_CUES = re.compile(r"\[enum\]\s*:?|\boptions?(?:\s+are|\s+include)?\s*:|\bone of\b\s*:?|\beither\b|\bmust be one of\b\s*:?", re.I)
+_CLOSED_CUES = re.compile(
+    r"\[enum\]\s*:?|\boptions?(?:\s+are|\s+include)?\s*:|\bone of\b\s*:?|\beither\b|\bmust be one of\b\s*:?", re.I
+)
 _EXAMPLE_CUES = re.compile(r"\be\.\s?g\.?\s*,?|\bfor (?:example|instance)\s*,?|\bsuch as\b", re.I)
 _QUOTED = re.compile(r"'([^']{1,60})'|\"([^\"]{1,60})\"|`([^`]{1,60})`")
 
@@ -126,7 +135,7 @@ def described_choices(description: str) -> tuple[list[str], bool]:
     description = description or ""
     for cue, closed in ((_CLOSED_CUES, True), (_EXAMPLE_CUES, False)):
         for m in cue.finditer(description):
-            clause = _clause_after(description[m.end():])
+            clause = _clause_after(description[m.end() :])
             if m.group(0).lower().startswith("either"):
                 clause = re.split(r"(?<=['\"`\w])\s*[,.;](?=\s)", clause)[0]
             values = _listed_values(clause)
@@ -162,6 +171,8 @@ def quoted_alternatives(description: str) -> list[str]:
 # A quoted value for :func:`quoted_alternatives`: the quote marks stand apart from words, so the apostrophe of
 # "user's" opens nothing, and the value itself names something (a prefix such as '/' or '~/' is no choice).
 _STRICT_QUOTED = re.compile(r"(?<![\w'\"`])(?:'([^'\n]{1,60})'|\"([^\"\n]{1,60})\"|`([^`\n]{1,60})`)(?![\w'\"`])")
+
+
 def _fits(schema: dict[str, Any], value: Any) -> bool:
     """The proposer's name for :func:`fits` (kept so every part of a build gives the same verdict)."""
     return fits(schema, value)
@@ -175,13 +186,28 @@ def _validator_class() -> Any:
 
     return jsonschema.Draft202012Validator
 
+
 # Keywords whose value is a schema, a list of schemas, or a map of names to schemas: where references can hide.
-_ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties", "additionalItems")
+_ONE_SCHEMA = (
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "additionalItems",
+)
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "dependentSchemas")
 _DEFS = ("$defs", "definitions")
 # Keywords that describe rather than constrain: a reference's siblings of this kind override the target's.
-_ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
+_ANNOTATIONS = frozenset(
+    {"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
 # How many references one path may pass through before the rest is cut to "any value".
 REF_DEPTH = 16
 
@@ -351,8 +377,20 @@ def _described_options(description: str) -> list[str]:
 # them. Naming the encoding is generic knowledge (a SMILES string is a payload some tool produced, rule H10b of the
 # proposer); a valid example value of one is not, so examples come from the catalog as JSON Schema ``examples``.
 ENCODED_KINDS: tuple[str, ...] = (
-    "inchikey", "inchi", "selfies", "smiles", "smarts", "sybyl line notation", "sln", "protein sequence",
-    "amino acid sequence", "peptide", "rna sequence", "dna sequence", "nucleotide sequence", "molecular formula",
+    "inchikey",
+    "inchi",
+    "selfies",
+    "smiles",
+    "smarts",
+    "sybyl line notation",
+    "sln",
+    "protein sequence",
+    "amino acid sequence",
+    "peptide",
+    "rna sequence",
+    "dna sequence",
+    "nucleotide sequence",
+    "molecular formula",
     "chemical formula",
 )
 
@@ -536,7 +574,11 @@ def _described_bound(description: str) -> float | None:
 
     F7: for a bounded degree, the effect-complete value is the completing boundary.
     """
-    m = re.search(r"(?:between|from)\s+(-?\d+(?:\.\d+)?)\s*(?:\([^)]*\))?\s+(?:and|to)\s+(-?\d+(?:\.\d+)?)", description or "", re.I)
+    m = re.search(
+        r"(?:between|from)\s+(-?\d+(?:\.\d+)?)\s*(?:\([^)]*\))?\s+(?:and|to)\s+(-?\d+(?:\.\d+)?)",
+        description or "",
+        re.I,
+    )
     return float(m.group(2)) if m else None
 
 
@@ -602,7 +644,9 @@ def literal_for(name: str, schema: dict[str, Any], description: str = "", _depth
     if t == "object" and _depth < 4:
         props = schema.get("properties", {}) or {}
         chosen = list(schema.get("required", [])) or list(props)[:1]
-        candidates.append({p: literal_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), _depth + 1) for p in chosen})
+        candidates.append(
+            {p: literal_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), _depth + 1) for p in chosen}
+        )
         candidates.append({})
     candidates.extend(["hello", 1, 1.0, True, [], {}])
     for c in candidates:
@@ -618,7 +662,9 @@ def sentinel_for(schema: dict[str, Any]) -> Any | None:
         inner = sentinel_for(schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"})
         cands: list[Any] = [[inner]] if inner is not None else []
     else:
-        cands = {"integer": [SENTINEL_INT, 987654321], "number": [SENTINEL_INT, 987654321.0]}.get(t or "string", [SENTINEL_STRING])
+        cands = {"integer": [SENTINEL_INT, 987654321], "number": [SENTINEL_INT, 987654321.0]}.get(
+            t or "string", [SENTINEL_STRING]
+        )
     return next((c for c in cands if _fits(schema, c)), None)
 
 
@@ -629,22 +675,67 @@ def sentinel_for(schema: dict[str, Any]) -> Any | None:
 # after 1980"). These helpers read the common shapes of such messages, so the revision loop can replace a literal
 # the tool rejected for its form with one the message describes -- the paper's feedback loop, without an LLM.
 
-_QUOTED = re.compile(r"""['"`\u2018\u2019\u201c\u201d]([^'"`\u2018\u2019\u201c\u201d]{1,60})['"`\u2018\u2019\u201c\u201d]""")
-_AFFIX = re.compile(r"\b(?:(?:must|should|has to|needs? to)\s+(?:start|begin|end)\s+with|(?:be\s+)?(?:prefixed|suffixed)\s+(?:with|by))\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|([^\w\s'\"`]{1,3}))(?=[\s.,;)]|$)", re.I)
-_OPTIONS_CUE = re.compile(
-    r"\b(?:one of|expected|allowed(?: values| options| units)?|valid(?: values| options| choices| units)?|supported(?: values| options| units)?|choose from|options|accepted values|must be either|must be)\b\s*(?:are|is|include)?\s*[:=]?\s*(.+)",
+_QUOTED = re.compile(
+    r"""['"`\u2018\u2019\u201c\u201d]([^'"`\u2018\u2019\u201c\u201d]{1,60})['"`\u2018\u2019\u201c\u201d]"""
+)
+_AFFIX = re.compile(
+    (
+        r"\b(?:(?:must|should|has to|needs? "
+        r"to)\s+(?:start|begin|end)\s+with|(?:be\s+)?(?:prefixed|suffixed)\s+(?:with|by))\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`]{1,10})['\"`]|([^\w\s'\"`]{1,3}))(?=[\s.,;)]|$)"
+    ),
     re.I,
 )
-_ONE_OF = re.compile(r"\b(?:one of|options(?: are)?|choose from|allowed values|valid values|accepted values|supported \w+(?: are)?)\s*[:=]?\s*\[?([^\]\n]+)", re.I)
+_OPTIONS_CUE = re.compile(
+    (
+        r"\b(?:one of|expected|allowed(?: values| options| units)?|valid(?: values| options| choices| "
+        r"units)?|supported(?: values| options| units)?|choose from|options|accepted values|must be either|must "
+        r"be)\b\s*(?:are|is|include)?\s*[:=]?\s*(.+)"
+    ),
+    re.I,
+)
+_ONE_OF = re.compile(
+    (
+        r"\b(?:one of|options(?: are)?|choose from|allowed values|valid values|accepted values|supported \w+(?: "
+        r"are)?)\s*[:=]?\s*\[?([^\]\n]+)"
+    ),
+    re.I,
+)
 _BOUND = re.compile(
-    r"\b(after|later than|greater than|more than|above|over|exceeds?|at least|no (?:less|earlier) than|minimum(?: of| is)?|not before"
+    r"\b(after|later than|greater than|more than|above|over|exceeds?|at least|no (?:less|earlier) "
+    r"than|minimum(?: of| is)?|not before"
     r"|before|earlier than|less than|below|under|at most|no (?:more|later) than|maximum(?: of| is)?|not after)\s*:?\s*"
     r"(-?\d{4}-\d{2}-\d{2}(?:[T ][\d:]+)?|-?\d+(?:\.\d+)?)",
     re.I,
 )
 _EXAMPLE = re.compile(r"\b(?:e\.g\.|for example|such as|like)\s*,?\s*(?:['\"`]([^'\"`]{1,60})['\"`]|([^\s,;)]+))", re.I)
-_STRICT = ("after", "later than", "greater than", "more than", "above", "over", "exceed", "before", "earlier than", "less than", "below", "under")
-_LOWER = ("after", "later", "greater", "more", "above", "over", "exceed", "at least", "no less", "no earlier", "minimum", "not before")
+_STRICT = (
+    "after",
+    "later than",
+    "greater than",
+    "more than",
+    "above",
+    "over",
+    "exceed",
+    "before",
+    "earlier than",
+    "less than",
+    "below",
+    "under",
+)
+_LOWER = (
+    "after",
+    "later",
+    "greater",
+    "more",
+    "above",
+    "over",
+    "exceed",
+    "at least",
+    "no less",
+    "no earlier",
+    "minimum",
+    "not before",
+)
 
 
 def message_parameter(message: str, literals: dict[str, Any], others: Iterable[str] = ()) -> str | None:
@@ -663,7 +754,11 @@ def message_parameter(message: str, literals: dict[str, Any], others: Iterable[s
     if any(words(p) and f" {' '.join(words(p))} " in text for p in others if p not in literals):
         return None
     quoted = {q.strip() for q in _QUOTED.findall(message)}
-    by_value = [p for p, v in literals.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) in quoted]
+    by_value = [
+        p
+        for p, v in literals.items()
+        if isinstance(v, (str, int, float)) and not isinstance(v, bool) and str(v) in quoted
+    ]
     if len(by_value) == 1:
         return by_value[0]
     if len(literals) == 1:
@@ -743,7 +838,10 @@ def _bound_value(kind: str, token: str, name: str, schema: dict[str, Any], curre
 #: A message saying a value may not hold whitespace ("cannot contain spaces", "no whitespace allowed").
 _NO_SPACES = re.compile(r"\b(?:spaces?|whitespace|blanks?)\b", re.IGNORECASE)
 #: A message naming the characters a value may hold ("use the letters A, C, G, T", "only characters 0, 1").
-_ALPHABET = re.compile(r"\b(?:letters|characters|symbols|alphabet|digits)\b\s*(?:are\s+|is\s+)?[:=]?\s*((?:['\"`]?[A-Za-z0-9]['\"`]?(?:\s*(?:,|/|\bor\b|\band\b)\s*|\s+|$)){2,})", re.IGNORECASE)
+_ALPHABET = re.compile(
+    r"\b(?:letters|characters|symbols|alphabet|digits)\b\s*(?:are\s+|is\s+)?[:=]?\s*((?:['\"`]?[A-Za-z0-9]['\"`]?(?:\s*(?:,|/|\bor\b|\band\b)\s*|\s+|$)){2,})",
+    re.IGNORECASE,
+)
 
 
 def alphabet_value(message: str, length: int = 12) -> str | None:
@@ -788,7 +886,9 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
         # a form an earlier repair gave the value (a leading "+") is kept on the allowed value that replaces it
         lead = re.match(r"^[^\w\s]+", current)
         if lead:
-            candidates.extend(lead.group(0) + o for o in options if isinstance(o, str) and not o.startswith(lead.group(0)))
+            candidates.extend(
+                lead.group(0) + o for o in options if isinstance(o, str) and not o.startswith(lead.group(0))
+            )
     candidates.extend(o for o in options if o != current)
     low = message.lower()
     if isinstance(current, str) and re.search(r"\s", current.strip()) and _NO_SPACES.search(message):

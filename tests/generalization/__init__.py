@@ -40,7 +40,25 @@ from libra.catalog import Catalog
 VALUE = ("provenance", "compatibility")
 
 #: The suite's catalogs, by module name under this package.
-CATALOGS = ("phone", "contacts", "files", "account", "clock", "records", "orders", "units", "weather", "notebook", "drafts", "folders", "workdir", "tickets", "lab", "player", "archive")
+CATALOGS = (
+    "phone",
+    "contacts",
+    "files",
+    "account",
+    "clock",
+    "records",
+    "orders",
+    "units",
+    "weather",
+    "notebook",
+    "drafts",
+    "folders",
+    "workdir",
+    "tickets",
+    "lab",
+    "player",
+    "archive",
+)
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each defect of issue 18.
 COVERAGE: dict[int, str] = {
@@ -48,14 +66,26 @@ COVERAGE: dict[int, str] = {
     2: "contacts (search_messages: an empty result against a control that omits the query is excluded)",
     3: "phone (switches start on: gates are found only from off -> on)",
     4: "units (timestamps and coordinates one tool returns and another takes)",
-    5: "contacts, orders, records (searches must reveal records, not conjoin invented criteria); archive (a listing's folders come first: the few elements offered are spread over it)",
-    6: "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo'), drafts ('could not find' a piece of text; a refusal quoting two inputs blames neither), folders ('could not find' is seen only once checking and the exploration retry the equally named file after the folder), lab (a sequence's letters, two values packed into one string, a missing packed part), player ('exactly one of track_id, album_id or playlist_id': one template per input)",
+    5: (
+        "contacts, orders, records (searches must reveal records, not conjoin invented criteria); archive (a "
+        "listing's folders come first: the few elements offered are spread over it)"
+    ),
+    6: (
+        "contacts ('+' prefix), units (unit set, ISO date, >= 1980 in messages; 'e.g. Paris or Tokyo'), drafts "
+        "('could not find' a piece of text; a refusal quoting two inputs blames neither), folders ('could not "
+        "find' is seen only once checking and the exploration retry the equally named file after the folder), "
+        "lab (a sequence's letters, two values packed into one string, a missing packed part), player ('exactly "
+        "one of track_id, album_id or playlist_id': one template per input)"
+    ),
     7: "records (TypedDict/dataclass returns, sentinel default), units (NumPy docstrings); test_introspected_schemas",
     8: "files, clock, account (uuid4, datetime.now, time.time, secrets); test_identical_calls_give_identical_results",
     9: "phone, contacts, account, clock, records (module globals); test_module_globals_are_state",
     10: "records (add_book takes a pydantic model: parameters with $defs)",
     11: "account (the test account is in FIXTURES only)",
-    12: "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts; drafts (quoted alternatives without a cue); workdir (a comparison takes two different files)",
+    12: (
+        "orders (list of TypedDict items, reasons named in the description, address1/zip exclusions); contacts; "
+        "drafts (quoted alternatives without a cue); workdir (a comparison takes two different files)"
+    ),
     13: "files, clock, records, orders (reads and updates that echo their input are excluded as providers)",
     14: "orders (a few-MB database); test_large_state_calls_stay_cheap, test_build_time",
     15: "records (book_summary is annotated -> dict and returns a str)",
@@ -200,7 +230,11 @@ def build(name: str, config: Any = None) -> Outcome:
 
     module = importlib.reload(load(name))
     t0 = time.perf_counter()
-    options = BuildOptions(workers=0, progress=False) if config is None else BuildOptions(workers=0, progress=False, config=config)
+    options = (
+        BuildOptions(workers=0, progress=False)
+        if config is None
+        else BuildOptions(workers=0, progress=False, config=config)
+    )
     lib = build_library(CatalogBenchmark(module), None, options)
     build_s = time.perf_counter() - t0
     found = sorted({r.key for r in lib.relations}, key=repr)

@@ -19,7 +19,15 @@ from typing import TypedDict
 
 from . import VALUE
 
-_FOLDERS: set[str] = {"2023/", "2023/receipts/", "2024/", "2024/invoices/", "2024/letters/", "2024/letters/drafts/", "2024/taxes/"}
+_FOLDERS: set[str] = {
+    "2023/",
+    "2023/receipts/",
+    "2024/",
+    "2024/invoices/",
+    "2024/letters/",
+    "2024/letters/drafts/",
+    "2024/taxes/",
+}
 _DOCUMENTS: dict[str, str] = {"2024/letters/lease.txt": "The lease runs until March."}
 
 

@@ -124,6 +124,7 @@ def stop_timer(timer_id: str) -> dict:
         raise KeyError(f"no running timer {timer_id!r}")
     return {"elapsed_seconds": round(time.time() - started, 3)}
 
+
 # Where another existing record would serve as well (another contact's number, another order of the same customer),
 # a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
 # control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.

@@ -44,7 +44,9 @@ def _check_phone_number(phone_number: str) -> str:
     return number
 
 
-def search_contacts(name: str | None = None, phone_number: str | None = None, email: str | None = None) -> list[Contact]:
+def search_contacts(
+    name: str | None = None, phone_number: str | None = None, email: str | None = None
+) -> list[Contact]:
     """Search the address book. With no criteria, every contact is listed.
 
     Args:
@@ -98,7 +100,12 @@ def add_contact(name: str, phone_number: str, email: str = "") -> Contact:
         raise ValueError("name must not be empty")
     if any(c["phone_number"] == number for c in _contacts):
         raise ValueError(f"a contact with number {number} already exists")
-    contact: Contact = {"contact_id": max(c["contact_id"] for c in _contacts) + 1, "name": name, "phone_number": number, "email": email}
+    contact: Contact = {
+        "contact_id": max(c["contact_id"] for c in _contacts) + 1,
+        "name": name,
+        "phone_number": number,
+        "email": email,
+    }
     _contacts.append(contact)
     return dict(contact)
 

@@ -117,7 +117,6 @@ def write_file(path: str, text: str) -> dict:
     return {"path": path, "size": len(text)}
 
 
-
 DESIGNED = [
     # The listing reveals the file beside the folder; a written file is there too: both are read, and edited, by
     # their path.

@@ -1,6 +1,7 @@
 """A customer-support back office over an orders database of a few megabytes.
 
-The database is generated deterministically (5,000 customers, 15,000 orders with their lines, about 3.5 MB pickled) and held by one
+The database is generated deterministically (5,000 customers, 15,000 orders with their lines, about 3.5 MB pickled) and
+held by one
 ``OrderDesk`` instance. An agent must verify a customer (id and zip code) before reading or changing their orders.
 Like many real services, this one reports refusals as data inside a normal reply: a list holding an error string,
 a list holding an error object, a ``{"verified": False}`` flag, a ``"Database error: ..."`` string.
@@ -20,8 +21,21 @@ import random
 from typing import TypedDict
 
 PRODUCTS = [
-    "desk lamp", "office chair", "standing desk", "monitor arm", "usb-c hub", "mechanical keyboard", "wireless mouse",
-    "webcam", "headset", "notebook", "fountain pen", "backpack", "water bottle", "phone stand", "cable organizer",
+    "desk lamp",
+    "office chair",
+    "standing desk",
+    "monitor arm",
+    "usb-c hub",
+    "mechanical keyboard",
+    "wireless mouse",
+    "webcam",
+    "headset",
+    "notebook",
+    "fountain pen",
+    "backpack",
+    "water bottle",
+    "phone stand",
+    "cable organizer",
 ]
 CITIES = [("Lyon", "69"), ("Austin", "78"), ("Leeds", "LS"), ("Porto", "40"), ("Kyoto", "60"), ("Dublin", "D0")]
 FIRST = ["Ana", "Ben", "Chloe", "Dmitri", "Emeka", "Fatima", "Giulia", "Hana", "Ivan", "Jonas", "Keiko", "Liam"]
@@ -56,8 +70,16 @@ def _generate(seed: int = 2024, n_customers: int = 5000, n_orders: int = 15000) 
     ids = list(customers)
     for j in range(n_orders):
         oid = f"#W{7000000 + j * 37}"
-        lines = [{"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 4), "unit_price": rng.randint(5, 400)} for _ in range(rng.randint(1, 5))]
-        orders[oid] = {"order_id": oid, "customer_id": rng.choice(ids), "status": rng.choice(["pending", "pending", "delivered"]), "lines": lines}
+        lines = [
+            {"product": rng.choice(PRODUCTS), "quantity": rng.randint(1, 4), "unit_price": rng.randint(5, 400)}
+            for _ in range(rng.randint(1, 5))
+        ]
+        orders[oid] = {
+            "order_id": oid,
+            "customer_id": rng.choice(ids),
+            "status": rng.choice(["pending", "pending", "delivered"]),
+            "lines": lines,
+        }
     return customers, orders
 
 
@@ -123,7 +145,11 @@ class OrderDesk:
         """
         if not self._verified(customer_id):
             return ["Error: customer not verified. Please verify the customer before listing orders."]
-        return [{"order_id": o["order_id"], "status": o["status"]} for o in self.orders.values() if o["customer_id"] == customer_id]
+        return [
+            {"order_id": o["order_id"], "status": o["status"]}
+            for o in self.orders.values()
+            if o["customer_id"] == customer_id
+        ]
 
     def get_order(self, order_id: str) -> list[dict]:
         """Show the lines of an order of the verified customer.

@@ -164,6 +164,7 @@ def book_summary(book_id: str) -> dict:
         raise KeyError(f"no book {book_id!r}")
     return f"{book.title} by {', '.join(book.authors)} ({book.year})"  # type: ignore[return-value]
 
+
 # Where another existing record would serve as well (another contact's number, another order of the same customer),
 # a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
 # control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.

@@ -166,6 +166,7 @@ def distance_between(lat1: float, lon1: float, lat2: float, lon2: float) -> dict
             raise ValueError("longitudes must be within [-180, 180]")
     return {"distance": round(_haversine_km(lat1, lon1, lat2, lon2), 3), "unit": "km"}
 
+
 # Where another existing record would serve as well (another contact's number, another order of the same customer),
 # a control drawn from the observed values succeeds and the test rightly concludes compatibility; a constructed
 # control is refused and it concludes provenance. Either is the designed dependency, so VALUE accepts both.

@@ -1,7 +1,9 @@
 """An MCP server on the 1.x SDK (whose stdio transport, unlike 2.x's, lets a stray print reach the protocol
-stream, as in many real 1.x servers) that misbehaves on purpose: ``--exit-at-start`` dies before the handshake; otherwise
+stream, as in many real 1.x servers) that misbehaves on purpose: ``--exit-at-start`` dies before the handshake;
+otherwise
 ``crash_on_third`` kills the process on its third call, ``hang`` never answers, ``garbage`` writes a line of
-non-JSON to stdout, ``peek`` claims to be read-only but writes a file, ``connect`` opens a TCP connection, and ``echo`` answers
+non-JSON to stdout, ``peek`` claims to be read-only but writes a file, ``connect`` opens a TCP connection, and ``echo``
+answers
 normally."""
 
 from __future__ import annotations

@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 import sys
 
-TOOLS = [{"name": "shout", "description": "Upper-case a text.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}}]
+TOOLS = [
+    {
+        "name": "shout",
+        "description": "Upper-case a text.",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    }
+]
 
 
 def reply(msg_id: object, result: dict) -> None:
@@ -20,7 +26,14 @@ for line in sys.stdin:
     if "id" not in msg:
         continue  # notifications (initialized, cancelled)
     if method == "initialize":
-        reply(msg["id"], {"protocolVersion": "2024-11-05", "capabilities": {"tools": {}}, "serverInfo": {"name": "raw", "version": "0"}})
+        reply(
+            msg["id"],
+            {
+                "protocolVersion": "2024-11-05",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw", "version": "0"},
+            },
+        )
     elif method == "tools/list":
         reply(msg["id"], {"tools": TOOLS})
     elif method == "tools/call":

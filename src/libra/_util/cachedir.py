@@ -11,5 +11,7 @@ from pathlib import Path
 
 def cache_dir() -> Path:
     """``$LIBRA_CACHE_DIR``, else ``libra`` under ``$XDG_CACHE_HOME`` (default ``~/.cache``)."""
-    root = os.environ.get("LIBRA_CACHE_DIR") or os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "libra")
+    root = os.environ.get("LIBRA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "libra"
+    )
     return Path(root)

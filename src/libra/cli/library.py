@@ -1,4 +1,5 @@
-"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze`` (``retrieve`` is in :mod:`.cli_retrieve`)."""
+"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze``
+(``retrieve`` is in :mod:`.cli_retrieve`)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,17 @@ from libra.induction.config import (
 )
 
 
-def _proposer(bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int) -> Any:
+def _proposer(
+    bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int
+) -> Any:
     if proposer == "offline":
         if base_url or model:
             raise ConfigError("--llm-base-url/--llm-model only apply with --proposer llm")
         return "offline"
     if not base_url or not model:
-        raise ConfigError("--proposer llm needs --llm-base-url URL and --llm-model NAME (an OpenAI-compatible endpoint)")
+        raise ConfigError(
+            "--proposer llm needs --llm-base-url URL and --llm-model NAME (an OpenAI-compatible endpoint)"
+        )
     from libra.contracts.llm.proposer import make_llm_proposer
 
     return make_llm_proposer(
@@ -80,7 +85,12 @@ def contracts_cmd(
     table.add_row(*(str(counts[c]) for c in ("tools", "templates", "matched", "revised", "invalid", "unbound")))
     console.print(table)
     if counts["templates"]:
-        console.print(f"templates whose observed outcome matched the expected one: {100 * counts['matched'] / counts['templates']:.1f}%")
+        console.print(
+            (
+                "templates whose observed outcome matched the expected one: "
+                f"{100 * counts['matched'] / counts['templates']:.1f}%"
+            )
+        )
     if out:
         save_contracts(out, summary.contracts, catalog)
     if json_path:
@@ -93,29 +103,51 @@ def contracts_cmd(
 @app.command("build")
 def build_cmd(
     ctx: typer.Context,
-    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (or give --tools / --config for your own tools)", required=False),
+    benchmark: Optional[str] = opts.benchmark_arg(
+        "benchmark name (or give --tools / --config for your own tools)", required=False
+    ),
     out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
     tools: Optional[List[str]] = opts.tools_option(),
     config: Optional[Path] = opts.config_option(),
-    workers: Optional[int] = opts.workers_option("isolated worker processes (default: CPU count, or the Ray cluster's CPUs with --executor ray; 0 = in-process for trusted runtimes)"),
+    workers: Optional[int] = opts.workers_option(
+        (
+            "isolated worker processes (default: CPU count, or the Ray cluster's CPUs with --executor ray; 0 = "
+            "in-process for trusted runtimes)"
+        )
+    ),
     executor: str = opts.executor_option(),
     proposer: str = _PROPOSER_OPT,
     llm_base_url: Optional[str] = _URL_OPT,
     llm_model: Optional[str] = _MODEL_OPT,
     llm_cache: Optional[Path] = _CACHE_OPT,
     llm_concurrency: int = _CONC_OPT,
-    embedder: str = opts.embedder_option("field-name encoder h_f: minilm (default), hash[-N], st:<model>, openai:<model>[@url]"),
+    embedder: str = opts.embedder_option(
+        "field-name encoder h_f: minilm (default), hash[-N], st:<model>, openai:<model>[@url]"
+    ),
     tau: float = opts.tau_option(),
     credit: str = opts.credit_option(),
-    max_calls: Optional[int] = opts.max_calls_option(f"budget: tool invocations executed in total, checked between waves; memoised repeats are free (default: {DEFAULT_MAX_CALLS:,})"),
-    max_depth: Optional[int] = opts.max_depth_option(f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"),
-    max_retry_calls: Optional[int] = opts.max_retry_calls_option(f"budget: tool invocations that retries of failed calls with other equally named values may execute, on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"),
+    max_calls: Optional[int] = opts.max_calls_option(
+        (
+            "budget: tool invocations executed in total, checked between waves; memoised repeats are free "
+            f"(default: {DEFAULT_MAX_CALLS:,})"
+        )
+    ),
+    max_depth: Optional[int] = opts.max_depth_option(
+        f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"
+    ),
+    max_retry_calls: Optional[int] = opts.max_retry_calls_option(
+        (
+            "budget: tool invocations that retries of failed calls with other equally named values may execute, "
+            f"on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"
+        )
+    ),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
 ) -> None:
     """Build the executable library: contracts, candidate compositions, counterfactual tests.
 
-    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config). Options given on the command line win over the project file's build table.
+    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config). Options given on the
+    command line win over the project file's build table.
     """
     from libra.induction.build import BuildOptions, build_library
     from libra.induction.explore.engine import BuildConfig
@@ -125,7 +157,15 @@ def build_cmd(
     prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
     budgets = {k: v[k] for k in ("max_calls", "max_depth", "max_retry_calls") if v[k] is not None}
     build_config = BuildConfig(tau=v["tau"], credit=v["credit"], **budgets)
-    build_opts = BuildOptions(proposer=prop, workers=v["workers"], executor=v["executor"], embedder=v["embedder"], config=build_config, resume=not v["no_resume"], progress=not v["quiet"])
+    build_opts = BuildOptions(
+        proposer=prop,
+        workers=v["workers"],
+        executor=v["executor"],
+        embedder=v["embedder"],
+        config=build_config,
+        resume=not v["no_resume"],
+        progress=not v["quiet"],
+    )
     lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
     _print_stats(bench.name, lib.stats)
     _print_health(lib.stats.get("health"))
@@ -153,7 +193,11 @@ def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: 
     project = load_project(config)  # type: ignore[arg-type]
     # In a mixed build the project's fixtures go with the MCP side, which fills in {sandbox}; MixedBenchmark merges.
     python_fixtures = None if project.mcp else project.fixtures
-    python = ToolsBenchmark(project.python, name=project.name, fixtures=python_fixtures, search=[str(project.path.parent)]) if project.python else None
+    python = (
+        ToolsBenchmark(project.python, name=project.name, fixtures=python_fixtures, search=[str(project.path.parent)])
+        if project.python
+        else None
+    )
     if not project.mcp:
         return python
     from libra.sources.project import make_mcp_source
@@ -182,7 +226,14 @@ def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[st
 
 def _print_stats(name: str, stats: dict[str, Any]) -> None:
     table = Table(title=f"{name}: library construction (paper Table 5 columns)")
-    for col in ("tools", "candidate compositions", "value relations", "state relations", "wall (min:s)", "s / 1k candidates"):
+    for col in (
+        "tools",
+        "candidate compositions",
+        "value relations",
+        "state relations",
+        "wall (min:s)",
+        "s / 1k candidates",
+    ):
         table.add_column(col, justify="right")
     wall = float(stats.get("wall_seconds", 0.0))
     table.add_row(
@@ -315,14 +366,23 @@ def explain_cmd(
         close = similar_names(tool, lib.catalog.names)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise ConfigError(f"no tool named {tool!r} in this library{hint}")
-    for title, rels, other in (("providers", lib.providers_of(tool), "provider"), ("consumers", lib.consumers_of(tool), "consumer")):
+    for title, rels, other in (
+        ("providers", lib.providers_of(tool), "provider"),
+        ("consumers", lib.consumers_of(tool), "consumer"),
+    ):
         console.print(f"[bold]{title} of {tool}[/bold] ({len(rels)})")
         for r in rels:
             field = f" {r.provider_field} -> {r.consumer_input}" if r.provider_field else ""
             sim = f" (field similarity {r.similarity:.2f})" if r.similarity is not None else ""
             console.print(f"  {getattr(r, other)}  [{r.kind}]{field}{sim}", markup=False, highlight=False)
             if evidence:
-                for key, label in (("provider_call", "provider"), ("consumer_call", "consumer"), ("control_call", "control"), ("before_call", "before"), ("after_call", "after")):
+                for key, label in (
+                    ("provider_call", "provider"),
+                    ("consumer_call", "consumer"),
+                    ("control_call", "control"),
+                    ("before_call", "before"),
+                    ("after_call", "after"),
+                ):
                     if key in r.evidence:
                         console.print(f"      {label:>8}: {_call_line(r.evidence[key])}", markup=False, highlight=False)
 
@@ -332,14 +392,17 @@ NO_EDGE_SHOWN = 8
 
 
 def _no_edge_tool(row: dict[str, Any]) -> str:
-    """``tool x3 (cause)``: one "no edge" tool of Table 3, its occurrences and, when recorded, why it provides nothing."""
+    """``tool x3 (cause)``: one "no edge" tool of Table 3, its occurrences and, when recorded, why it provides
+    nothing."""
     cause = row.get("cause")
     return f"{row['tool']} x{row['occurrences']}" + (f" ({cause.replace('_', ' ')})" if cause else "")
 
 
 @app.command("analyze")
 def analyze_cmd(
-    benchmark: Optional[str] = opts.benchmark_arg("benchmark name (omit with --library and --tasks: the library's own catalog)", required=False),
+    benchmark: Optional[str] = opts.benchmark_arg(
+        "benchmark name (omit with --library and --tasks: the library's own catalog)", required=False
+    ),
     tasks_path: Optional[Path] = opts.tasks_option(),
     library: Optional[Path] = opts.library_option("library file (built when omitted)"),
     k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's)"),
@@ -348,13 +411,21 @@ def analyze_cmd(
     json_path: Optional[Path] = opts.json_option("write the analyses as JSON"),
     plot: Optional[Path] = opts.plot_option(),
 ) -> None:
-    """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3 cases.
+    """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3
+    cases.
 
     Table 2 also lists the hybrid base (BM25 + dense by reciprocal rank fusion) with and without propagation; the
     other tables analyse the dense base, as the paper does.
     """
     from libra.cli.main import eval_target
-    from libra.eval.analysis import OUTCOMES, plot_methods, recovered_cases, recovery_breakdown, sensitivity, tool_causes
+    from libra.eval.analysis import (
+        OUTCOMES,
+        plot_methods,
+        recovered_cases,
+        recovery_breakdown,
+        sensitivity,
+        tool_causes,
+    )
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import run_method
     from libra.retrieval.dense import DenseRetriever
@@ -383,10 +454,18 @@ def analyze_cmd(
         t4.add_column(col, justify="right")
     for r in methods:
         paper = bench.paper.get(r.method) if kk == bench.default_k else None
-        t4.add_row(r.method, f"{r.scores.precision:.1f}", f"{r.scores.recall:.1f}", f"{r.scores.ndcg:.1f}", *(f"{x:.1f}" for x in paper) if paper else ("–",) * 3)
+        t4.add_row(
+            r.method,
+            f"{r.scores.precision:.1f}",
+            f"{r.scores.recall:.1f}",
+            f"{r.scores.ndcg:.1f}",
+            *(f"{x:.1f}" for x in paper) if paper else ("–",) * 3,
+        )
     console.print(t4)
 
-    bd = recovery_breakdown(graph, catalog, tasks, base, kk, causes=tool_causes((lib.stats.get("health") or {}).get("no_relation")) or None)
+    bd = recovery_breakdown(
+        graph, catalog, tasks, base, kk, causes=tool_causes((lib.stats.get("health") or {}).get("no_relation")) or None
+    )
     t3 = Table(title=f"Table 3: gold tools outside the dense top-{kk} ({bd.occurrences} occurrences)")
     for o in OUTCOMES:
         t3.add_column(o.replace("_", " "), justify="right")
@@ -394,9 +473,14 @@ def analyze_cmd(
     t3.add_row(*(f"{pct[o]:.1f}%" for o in OUTCOMES))
     console.print(t3)
     if bd.no_edge_causes:
-        console.print("  no edge, by why the tool provides no relation: " + ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in bd.no_edge_causes.items()))
+        console.print(
+            "  no edge, by why the tool provides no relation: "
+            + ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in bd.no_edge_causes.items())
+        )
     if bd.no_edge_tools:
-        console.print("  no edge, most frequent tools: " + ", ".join(_no_edge_tool(r) for r in bd.no_edge_tools[:NO_EDGE_SHOWN]))
+        console.print(
+            "  no edge, most frequent tools: " + ", ".join(_no_edge_tool(r) for r in bd.no_edge_tools[:NO_EDGE_SHOWN])
+        )
 
     rows = sensitivity(graph, tasks, catalog, base, kk, spaces)
     t6 = Table(title="Table 6: sensitivity (R / NDCG)")
@@ -411,17 +495,32 @@ def analyze_cmd(
     for col in ("provider", "dense rank", "consumer", "consumer dense rank", "provider rank after"):
         tc.add_column(col)
     for c in cases:
-        tc.add_row(c["provider"], str(c["provider_dense_rank"]), c["consumer"], str(c["consumer_dense_rank"]), str(c["provider_rank_after"]))
+        tc.add_row(
+            c["provider"],
+            str(c["provider_dense_rank"]),
+            c["consumer"],
+            str(c["consumer_dense_rank"]),
+            str(c["provider_rank_after"]),
+        )
     console.print(tc)
 
     results = [{"method": r.method, **r.scores.as_dict(), **r.extra} for r in methods]
     if json_path:
-        atomic_write_json(json_path, {
-            "benchmark": bench.name, "k": kk, "n_tasks": len(tasks), "results": results,
-            "paper": {m: list(v) for m, v in bench.paper.items()} if kk == bench.default_k else {},
-            "table3": bd.to_dict(), "table6": rows, "cases": cases, "score_space": space,
-            "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
-            "library_stats": lib.stats,
-        })
+        atomic_write_json(
+            json_path,
+            {
+                "benchmark": bench.name,
+                "k": kk,
+                "n_tasks": len(tasks),
+                "results": results,
+                "paper": {m: list(v) for m, v in bench.paper.items()} if kk == bench.default_k else {},
+                "table3": bd.to_dict(),
+                "table6": rows,
+                "cases": cases,
+                "score_space": space,
+                "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
+                "library_stats": lib.stats,
+            },
+        )
     if plot:
         plot_methods(results, f"{bench.name}@{kk}", str(plot))

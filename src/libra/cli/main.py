@@ -17,7 +17,12 @@ from rich.table import Table
 from libra.cli import options as opts
 from libra.errors import ConfigError, LibraError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, help="Executable tool libraries and graph retrieval for LLM agents.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Executable tool libraries and graph retrieval for LLM agents.",
+)
 console = Console()
 err_console = Console(stderr=True)
 
@@ -34,22 +39,43 @@ def _method_help() -> str:
 
 @app.command("eval")
 def eval_cmd(
-    benchmark: Optional[str] = opts.benchmark_arg("benchmark name, e.g. bfcl (omit with --library and --tasks: the library's own catalog)", required=False),
-    tasks_path: Optional[Path] = opts.tasks_option("your own tasks, JSON lines {\"id\", \"query\", \"gold\"}: scored on the benchmark's catalog, or on --library's own without a benchmark"),
+    benchmark: Optional[str] = opts.benchmark_arg(
+        "benchmark name, e.g. bfcl (omit with --library and --tasks: the library's own catalog)", required=False
+    ),
+    tasks_path: Optional[Path] = opts.tasks_option(
+        (
+            'your own tasks, JSON lines {"id", "query", "gold"}: scored on the benchmark\'s catalog, or on '
+            "--library's own without a benchmark"
+        )
+    ),
     method: List[str] = opts.methods_option(["bm25", "dense"], _method_help()),
     k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
     embedder: str = opts.embedder_option(),
-    document: str = opts.document_option("what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"),
+    document: str = opts.document_option(
+        "what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"
+    ),
     library: Optional[Path] = opts.library_option("executable library for graph methods (built when omitted)"),
     json_path: Optional[Path] = opts.json_option("write the results as JSON"),
     runs: Optional[Path] = opts.runs_option(),
-    workers: Optional[int] = opts.workers_option("worker processes when a library must be built (0 = in-process for trusted runtimes)"),
+    workers: Optional[int] = opts.workers_option(
+        "worker processes when a library must be built (0 = in-process for trusted runtimes)"
+    ),
     ks: Optional[int] = opts.ks_option(None, "graph methods: seed size Ks (default 15)"),
-    kc: Optional[int] = opts.kc_option(None, "graph methods: candidate set size Kc, the tools returned per task and scored at K (default max(K, 20))"),
+    kc: Optional[int] = opts.kc_option(
+        None, "graph methods: candidate set size Kc, the tools returned per task and scored at K (default max(K, 20))"
+    ),
     selection: Optional[str] = opts.selection_option(None, "graph methods: provider selection both|field|dense|all"),
     hops: Optional[int] = opts.hops_option(None, "graph methods: hop depth (default 1)"),
-    score_space: Optional[str] = opts.score_space_option(None, "graph methods: average the base retriever's probabilities (default, when it declares a temperature) or its similarities (the paper's)"),
-    temperature: Optional[float] = opts.temperature_option("graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"),
+    score_space: Optional[str] = opts.score_space_option(
+        None,
+        (
+            "graph methods: average the base retriever's probabilities (default, when it declares a temperature) "
+            "or its similarities (the paper's)"
+        ),
+    ),
+    temperature: Optional[float] = opts.temperature_option(
+        "graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"
+    ),
     llm_base_url: Optional[str] = opts.llm_base_url_option(),
     llm_model: Optional[str] = opts.llm_model_option(),
     llm_cache: Optional[Path] = opts.llm_cache_option(),
@@ -57,30 +83,60 @@ def eval_cmd(
     base: Optional[str] = opts.agent_base_option(),
     iterations: Optional[int] = opts.iterations_option(),
     tgr_neighbours: Optional[int] = opts.tgr_neighbours_option(),
-    plot: Optional[Path] = opts.plot_option("toolreagt: write a PNG of Recall and NDCG@K after each agent iteration (Figure 2)"),
+    plot: Optional[Path] = opts.plot_option(
+        "toolreagt: write a PNG of Recall and NDCG@K after each agent iteration (Figure 2)"
+    ),
 ) -> None:
-    """Evaluate retrieval methods on a benchmark or on your own tasks: P/R/NDCG@K, with the paper's figures beside ours."""
+    """Evaluate retrieval methods on a benchmark or on your own tasks: P/R/NDCG@K, with the paper's figures beside
+    ours."""
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import results_json, run_method, write_json, write_runs
     from libra.eval.libraries import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
-    llm = _llm_settings(method, llm_base_url, llm_model, llm_cache, llm_concurrency, base, iterations, tgr_neighbours, plot)
+    llm = _llm_settings(
+        method, llm_base_url, llm_model, llm_cache, llm_concurrency, base, iterations, tgr_neighbours, plot
+    )
     bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k
     catalog = bench.catalog()
     tasks = bench.tasks()
-    extra = {key: v for key, v in (("ks", ks), ("kc", kc), ("selection", selection), ("hops", hops), ("score_space", score_space), ("temperature", temperature),
-                                   ("agent_base", base), ("iterations", iterations), ("tgr_neighbours", tgr_neighbours)) if v is not None}
-    options = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None, workers=workers, extra=extra, llm=llm)
+    extra = {
+        key: v
+        for key, v in (
+            ("ks", ks),
+            ("kc", kc),
+            ("selection", selection),
+            ("hops", hops),
+            ("score_space", score_space),
+            ("temperature", temperature),
+            ("agent_base", base),
+            ("iterations", iterations),
+            ("tgr_neighbours", tgr_neighbours),
+        )
+        if v is not None
+    }
+    options = EvalOptions(
+        k=kk,
+        embedder=embedder,
+        document=document,
+        library=str(library) if library else None,
+        workers=workers,
+        extra=extra,
+        llm=llm,
+    )
     results = []
-    needs_library = [m.strip().lower() for m in method] + ([(base or "libra")] if any(m.strip().lower() == "toolreagt" for m in method) else [])
+    needs_library = [m.strip().lower() for m in method] + (
+        [(base or "libra")] if any(m.strip().lower() == "toolreagt" for m in method) else []
+    )
     if library is None and any(m in GRAPH_METHODS for m in needs_library):
         path = default_library_path(bench, catalog, options=build_options_for(options))
         if not path.exists():  # build before the spinner starts, so the build's own progress shows alone
             console.print(f"building {bench.name}'s library once; later runs reuse {path}")
             obtain_library(bench, catalog, options)
     if library is not None and any(m in GRAPH_METHODS for m in needs_library):
-        obtain_library(bench, catalog, options)  # a bad --library is refused before any method runs (the methods reuse it)
+        obtain_library(
+            bench, catalog, options
+        )  # a bad --library is refused before any method runs (the methods reuse it)
     for m in method:
         with console.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
             results.append(run_method(m, bench, catalog, tasks, options))
@@ -106,7 +162,12 @@ def eval_cmd(
     for r in results:
         if "llm" in r.extra:
             s = r.extra["llm"]
-            console.print(f"[dim]{r.method}: {s['calls']} LLM calls, {s['cache_hits']} from the cache, {r.extra['fallbacks']} fallback(s) recorded[/dim]")
+            console.print(
+                (
+                    f"[dim]{r.method}: {s['calls']} LLM calls, {s['cache_hits']} from the cache, "
+                    f"{r.extra['fallbacks']} fallback(s) recorded[/dim]"
+                )
+            )
     if json_path:
         write_json(json_path, results_json(bench, kk, len(tasks), results))
     if runs:
@@ -117,8 +178,17 @@ def eval_cmd(
         plot_iterations(plot, bench.name, kk, results)
 
 
-def _llm_settings(methods: List[str], base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int,
-                  base: Optional[str], iterations: Optional[int], tgr_neighbours: Optional[int], plot: Optional[Path]) -> Any:
+def _llm_settings(
+    methods: List[str],
+    base_url: Optional[str],
+    model: Optional[str],
+    cache: Optional[Path],
+    concurrency: int,
+    base: Optional[str],
+    iterations: Optional[int],
+    tgr_neighbours: Optional[int],
+    plot: Optional[Path],
+) -> Any:
     """The endpoint of the LLM methods, checked before any work: they need one, the other methods take none."""
     from libra.llm.client import ChatConfig
     from libra.eval.baselines import AGENTIC_METHODS, ENABLE_HINT, LLM_METHODS
@@ -126,12 +196,21 @@ def _llm_settings(methods: List[str], base_url: Optional[str], model: Optional[s
     chosen = [m.strip().lower() for m in methods]
     llm_chosen = [m for m in chosen if m in LLM_METHODS]
     agentic = any(m in AGENTIC_METHODS for m in chosen)
-    for flag, value, applies in (("--base", base, agentic), ("--iterations", iterations, agentic), ("--plot", plot, agentic), ("--tgr-neighbours", tgr_neighbours, "tgr-adapt" in chosen)):
+    for flag, value, applies in (
+        ("--base", base, agentic),
+        ("--iterations", iterations, agentic),
+        ("--plot", plot, agentic),
+        ("--tgr-neighbours", tgr_neighbours, "tgr-adapt" in chosen),
+    ):
         if value is not None and not applies:
-            raise ConfigError(f"{flag} only applies with --method {'tgr-adapt' if flag == '--tgr-neighbours' else 'toolreagt'}")
+            raise ConfigError(
+                f"{flag} only applies with --method {'tgr-adapt' if flag == '--tgr-neighbours' else 'toolreagt'}"
+            )
     if not llm_chosen:
         if base_url or model or cache:
-            raise ConfigError(f"--llm-base-url/--llm-model/--llm-cache only apply to the LLM methods ({', '.join(LLM_METHODS)})")
+            raise ConfigError(
+                f"--llm-base-url/--llm-model/--llm-cache only apply to the LLM methods ({', '.join(LLM_METHODS)})"
+            )
         return None
     if not base_url or not model:
         raise ConfigError(f"method {llm_chosen[0]} {ENABLE_HINT}")
@@ -139,14 +218,20 @@ def _llm_settings(methods: List[str], base_url: Optional[str], model: Optional[s
 
 
 def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: Optional[Path]) -> Any:
-    """The benchmark ``eval`` and ``analyze`` score: a named one (with its tasks, or those of ``--tasks``), or, with ``--tasks``
+    """The benchmark ``eval`` and ``analyze`` score: a named one (with its tasks, or those of ``--tasks``), or, with
+    ``--tasks``
     and ``--library`` and no name, the library's own catalog. Gold names are checked against the catalog here,
     before any method runs."""
     from libra.benchmarks.registry import get_benchmark
 
     if tasks_path is None:
         if benchmark is None:
-            raise ConfigError("give a benchmark name, or --library LIB with --tasks FILE to score your own tasks on the library's catalog")
+            raise ConfigError(
+                (
+                    "give a benchmark name, or --library LIB with --tasks FILE to score your own tasks on the "
+                    "library's catalog"
+                )
+            )
         return get_benchmark(benchmark)
     from libra.sources.user import LibraryBenchmark, TasksOnBenchmark
     from libra.eval.tasks_file import check_gold, read_tasks
@@ -155,7 +240,9 @@ def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: O
     if benchmark is not None:
         bench: Any = TasksOnBenchmark(get_benchmark(benchmark), tasks)
     elif library is None:
-        raise ConfigError("--tasks without a benchmark needs --library LIB: the tasks are scored on the library's own catalog")
+        raise ConfigError(
+            "--tasks without a benchmark needs --library LIB: the tasks are scored on the library's own catalog"
+        )
     else:
         bench = LibraryBenchmark(library, tasks)
     check_gold(tasks, bench.catalog(), str(tasks_path))

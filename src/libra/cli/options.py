@@ -274,7 +274,9 @@ def base_option(help: str = "base retriever: dense (default) or hybrid (BM25 + d
     return _opt("dense", "--base", known_base, help)
 
 
-def agent_base_option(help: str = "toolreagt: the method behind the agent's tool_retriever (default libra, the paper's agentic row)") -> Any:
+def agent_base_option(
+    help: str = "toolreagt: the method behind the agent's tool_retriever (default libra, the paper's agentic row)",
+) -> Any:
     return _opt(None, "--base", known_agent_base, help)
 
 
@@ -282,7 +284,12 @@ def iterations_option(help: str = "toolreagt: most agent iterations per task (de
     return _opt(None, "--iterations", positive_int, help)
 
 
-def tgr_neighbours_option(help: str = "tgr-adapt: label each tool's pairs with its N nearest tools by dense cosine (default 10; 0 = every pair, quadratic)") -> Any:
+def tgr_neighbours_option(
+    help: str = (
+        "tgr-adapt: label each tool's pairs with its N nearest tools by dense cosine (default 10; 0 = every "
+        "pair, quadratic)"
+    ),
+) -> Any:
     return _opt(None, "--tgr-neighbours", non_negative_int, help)
 
 
@@ -295,7 +302,15 @@ def workers_option(help: str) -> Any:
 
 
 def executor_option() -> Any:
-    return _opt("local", "--executor", executor_spec, "where tool calls run: local (worker processes here, default), ray (a private local Ray) or ray:ADDRESS (an existing Ray cluster; needs libra-tools[ray])")
+    return _opt(
+        "local",
+        "--executor",
+        executor_spec,
+        (
+            "where tool calls run: local (worker processes here, default), ray (a private local Ray) or "
+            "ray:ADDRESS (an existing Ray cluster; needs libra-tools[ray])"
+        ),
+    )
 
 
 def json_option(help: str) -> Any:
@@ -339,7 +354,15 @@ def tau_option() -> Any:
 
 
 def credit_option() -> Any:
-    return _opt("origin", "--credit", one_of(CREDITS), "who provides a value: origin (the call that introduced it) or export (every call that exports it, as in the paper)")
+    return _opt(
+        "origin",
+        "--credit",
+        one_of(CREDITS),
+        (
+            "who provides a value: origin (the call that introduced it) or export (every call that exports it, "
+            "as in the paper)"
+        ),
+    )
 
 
 def max_calls_option(help: str) -> Any:
@@ -355,7 +378,12 @@ def max_retry_calls_option(help: str) -> Any:
 
 
 def transport_option() -> Any:
-    return _opt("stdio", "--transport", one_of(TRANSPORTS), "stdio (default: the client starts the server) or http (Streamable HTTP at /mcp)")
+    return _opt(
+        "stdio",
+        "--transport",
+        one_of(TRANSPORTS),
+        "stdio (default: the client starts the server) or http (Streamable HTTP at /mcp)",
+    )
 
 
 def host_option() -> Any:
@@ -363,14 +391,26 @@ def host_option() -> Any:
 
 
 def port_option() -> Any:
-    return _opt(8000, "--port", port_number, "port to listen on with --transport http (0 = any free port, printed on stderr)")
+    return _opt(
+        8000, "--port", port_number, "port to listen on with --transport http (0 = any free port, printed on stderr)"
+    )
 
 
 def retrieve_format_option() -> Any:
-    return _opt("table", "--format", one_of(RETRIEVE_FORMATS), "table (default), json (results with prerequisites), anthropic (tool_reference blocks) or openai (a tool_search_output item); one JSON line per request")
+    return _opt(
+        "table",
+        "--format",
+        one_of(RETRIEVE_FORMATS),
+        (
+            "table (default), json (results with prerequisites), anthropic (tool_reference blocks) or openai (a "
+            "tool_search_output item); one JSON line per request"
+        ),
+    )
 
 
-def tools_option(help: str = "your own tools: [NAMESPACE=]MODULE[:OBJECT] or [NAMESPACE=]path/to/file.py[:OBJECT] (repeatable)") -> Any:
+def tools_option(
+    help: str = "your own tools: [NAMESPACE=]MODULE[:OBJECT] or [NAMESPACE=]path/to/file.py[:OBJECT] (repeatable)",
+) -> Any:
     return _opt(None, "--tools", tools_source, help)
 
 
@@ -382,5 +422,5 @@ def config_option(help: str = "project file: libra.toml, or pyproject.toml with 
     return _opt(None, "--config", project_file, help)
 
 
-def tasks_option(help: str = "your own tasks: JSON lines {\"id\", \"query\", \"gold\"}") -> Any:
+def tasks_option(help: str = 'your own tasks: JSON lines {"id", "query", "gold"}') -> Any:
     return _opt(None, "--tasks", tasks_file, help)

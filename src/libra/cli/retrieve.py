@@ -30,7 +30,9 @@ def retrieve_cmd(
     ks: int = opts.ks_option(15),
     selection: str = opts.selection_option("both"),
     hops: int = opts.hops_option(1),
-    score_space: str = opts.score_space_option("probability", "average the encoder's probabilities (default) or its similarities (the paper's)"),
+    score_space: str = opts.score_space_option(
+        "probability", "average the encoder's probabilities (default) or its similarities (the paper's)"
+    ),
     temperature: Optional[float] = opts.temperature_option(),
     output_format: str = opts.retrieve_format_option(),
     json_path: Optional[Path] = opts.json_option("write the rankings as JSON"),
@@ -39,7 +41,9 @@ def retrieve_cmd(
     from libra.search.formats import formatted, json_record
     from libra.search.searcher import Searcher, SearchOptions
 
-    searcher = Searcher.open(library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature))
+    searcher = Searcher.open(
+        library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
+    )
     found = searcher.search_many(list(query), k)
     if output_format == "table":
         for q, rows in zip(query, found):
@@ -57,4 +61,7 @@ def retrieve_cmd(
         for q, rows in zip(query, found):
             print(json.dumps(formatted(output_format, q, rows), ensure_ascii=False), flush=True)
     if json_path:
-        atomic_write_json(json_path, {"library": str(library), "base": base, "results": [json_record(q, rows) for q, rows in zip(query, found)]})
+        atomic_write_json(
+            json_path,
+            {"library": str(library), "base": base, "results": [json_record(q, rows) for q, rows in zip(query, found)]},
+        )

@@ -22,14 +22,18 @@ def listen(host: str, port: int) -> socket.socket:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         sock = socket.socket(family, kind, proto)
     except (OSError, UnicodeError) as exc:
-        raise ConfigError(f"cannot listen on {host}:{port} ({getattr(exc, 'strerror', None) or exc}): check --host") from None
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({getattr(exc, 'strerror', None) or exc}): check --host"
+        ) from None
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
         sock.listen(128)
     except OSError as exc:
         sock.close()
-        raise ConfigError(f"cannot listen on {host}:{port} ({exc.strerror or exc}): choose another --port (0 picks a free one)") from None
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}): choose another --port (0 picks a free one)"
+        ) from None
     return sock
 
 
@@ -39,16 +43,29 @@ def serve_cmd(
     transport: str = opts.transport_option(),
     host: str = opts.host_option(),
     port: int = opts.port_option(),
-    workdir: Optional[Path] = opts.workdir_option("for a library built from MCP servers: also serve call_tool(name, arguments), forwarded to those servers working in this directory (their {sandbox})"),
-    config: Optional[Path] = opts.config_option("with --workdir: start the servers from this project file's [[mcp]] tables instead of those the library recorded"),
+    workdir: Optional[Path] = opts.workdir_option(
+        (
+            "for a library built from MCP servers: also serve call_tool(name, arguments), forwarded to those "
+            "servers working in this directory (their {sandbox})"
+        )
+    ),
+    config: Optional[Path] = opts.config_option(
+        (
+            "with --workdir: start the servers from this project file's [[mcp]] tables instead of those the "
+            "library recorded"
+        )
+    ),
 ) -> None:
-    """Serve a library to agents over MCP: search_tools(query, k) returns tools with their prerequisites and evidence; with --workdir, call_tool runs them."""
+    """Serve a library to agents over MCP: search_tools(query, k) returns tools with their prerequisites and evidence;
+    with --workdir, call_tool runs them."""
     import anyio
 
     from libra.serve.server import build_server, serve_http, serve_stdio
 
     if config is not None and workdir is None:
-        raise ConfigError("--config names the servers call_tool forwards to: give --workdir DIR too (the folder they work in)")
+        raise ConfigError(
+            "--config names the servers call_tool forwards to: give --workdir DIR too (the folder they work in)"
+        )
     sock = listen(host, port) if transport == "http" else None  # a busy port fails before the library loads
     gateway = None
     # A client that stops the server with SIGTERM (stdio clients do, after closing its input) unwinds like
@@ -59,7 +76,11 @@ def serve_cmd(
         loading, servers = open_searcher(library, workdir is None)
         if servers and workdir is None:
             names = ", ".join(s.get("name", "?") for s in servers)
-            print(f"libra: {library} was built from MCP servers ({names}): add --workdir DIR to serve call_tool too", file=sys.stderr, flush=True)
+            print(
+                f"libra: {library} was built from MCP servers ({names}): add --workdir DIR to serve call_tool too",
+                file=sys.stderr,
+                flush=True,
+            )
         if workdir is not None:
             gateway = open_gateway(library, loading.result().index, workdir, config)
         server = build_server(loading, gateway)
@@ -68,7 +89,9 @@ def serve_cmd(
         # hold the interpreter for much of their time: loading them during the SDK's import would delay the
         # handshake), so the handshake never waits for them and the first search waits only for what is left.
         loading.start(then=settle_garbage_collector)
-        what = f"{library} ({loading.size} tools)" + (f", call_tool forwarded to {', '.join(gateway.specs)} in {gateway.workdir}" if gateway else "")
+        what = f"{library} ({loading.size} tools)" + (
+            f", call_tool forwarded to {', '.join(gateway.specs)} in {gateway.workdir}" if gateway else ""
+        )
         if sock is None:
             print(f"libra: serving {what} over stdio", file=sys.stderr, flush=True)
             anyio.run(serve_stdio, server)
@@ -144,6 +167,11 @@ def open_gateway(library: Path, index: Any, workdir: Optional[Path], config: Opt
     elif index.servers:
         servers = index.servers
     else:
-        raise ConfigError(f"{library} records no MCP servers (it was built from other tools, or before libra recorded them): give --config with the project file it was built from")
+        raise ConfigError(
+            (
+                f"{library} records no MCP servers (it was built from other tools, or before libra recorded "
+                "them): give --config with the project file it was built from"
+            )
+        )
     tools = dict(zip(index.names, index.input_schemas))
     return Gateway(servers, tools, workdir)

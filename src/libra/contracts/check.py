@@ -28,7 +28,18 @@ from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, vari
 from libra.runtime.base import InvocationRecord, Runtime, State
 from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
 from libra.contracts.text_values import is_empty_text
-from libra.contracts.offline.proposer import OfflineProposer, exclusive_repairs, json_type, literal_for, literal_repairs, missing_references, schema_type, uncovered_leaves, uncovered_text, words
+from libra.contracts.offline.proposer import (
+    OfflineProposer,
+    exclusive_repairs,
+    json_type,
+    literal_for,
+    literal_repairs,
+    missing_references,
+    schema_type,
+    uncovered_leaves,
+    uncovered_text,
+    words,
+)
 from libra.schema import message_parameter, repair_literal
 from libra.contracts.outcome import classify, extract, rejection_message
 from libra.contracts.packed import packed_value
@@ -41,11 +52,9 @@ class Proposer(Protocol):
 
     name: str
 
-    def propose(self, tool: Tool) -> Contract:
-        ...
+    def propose(self, tool: Tool) -> Contract: ...
 
-    def revise(self, contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
-        ...
+    def revise(self, contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None: ...
 
 
 _PROPOSERS: dict[str, type] = {"offline": OfflineProposer}
@@ -92,9 +101,13 @@ def contracts_from_json(doc: Any, catalog: Catalog | None = None) -> dict[str, C
     if not isinstance(doc, dict) or not isinstance(doc.get("contracts"), list):
         raise ContractError("a contracts file must be a JSON object with a 'contracts' list: regenerate it")
     if doc.get("contract_version") != CONTRACT_VERSION:
-        raise ContractError(f"contracts file has version {doc.get('contract_version')!r}, expected {CONTRACT_VERSION!r}: regenerate it")
+        raise ContractError(
+            f"contracts file has version {doc.get('contract_version')!r}, expected {CONTRACT_VERSION!r}: regenerate it"
+        )
     if catalog is not None and doc.get("catalog_fingerprint") not in (None, catalog.fingerprint()):
-        raise ContractError(f"contracts file was built for another catalog than {catalog.name!r}: regenerate it for this catalog")
+        raise ContractError(
+            f"contracts file was built for another catalog than {catalog.name!r}: regenerate it for this catalog"
+        )
     out: dict[str, Contract] = {}
     for d in doc["contracts"]:
         c = Contract.from_dict(d)
@@ -111,7 +124,9 @@ def load_contracts(path: str | Path, catalog: Catalog | None = None) -> dict[str
     except FileNotFoundError:
         raise ContractError(f"contracts file {str(p)!r} does not exist: check the path") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ContractError(f"contracts file {str(p)!r} cannot be read ({exc.__class__.__name__}): regenerate it") from None
+        raise ContractError(
+            f"contracts file {str(p)!r} cannot be read ({exc.__class__.__name__}): regenerate it"
+        ) from None
     return contracts_from_json(doc, catalog)
 
 
@@ -119,7 +134,40 @@ def load_contracts(path: str | Path, catalog: Catalog | None = None) -> dict[str
 # Value pool and binding
 # ---------------------------------------------------------------------------------------------------------------
 
-_STOP = {"the", "a", "an", "of", "to", "in", "for", "from", "on", "at", "by", "with", "and", "or", "is", "be", "this", "that", "which", "used", "use", "can", "will", "it", "its", "as", "if", "only", "no", "not", "are", "current"}
+_STOP = {
+    "the",
+    "a",
+    "an",
+    "of",
+    "to",
+    "in",
+    "for",
+    "from",
+    "on",
+    "at",
+    "by",
+    "with",
+    "and",
+    "or",
+    "is",
+    "be",
+    "this",
+    "that",
+    "which",
+    "used",
+    "use",
+    "can",
+    "will",
+    "it",
+    "its",
+    "as",
+    "if",
+    "only",
+    "no",
+    "not",
+    "are",
+    "current",
+}
 
 
 def _stem(w: str) -> str:
@@ -221,7 +269,29 @@ FIXTURE = "fixture"
 FIXTURE_NODE = -1
 
 
-_PHRASE_END = {"of", "for", "to", "from", "sent", "in", "on", "at", "by", "with", "that", "which", "used", "returned", "is", "are", "was", "will", "must", "should", "can"}
+_PHRASE_END = {
+    "of",
+    "for",
+    "to",
+    "from",
+    "sent",
+    "in",
+    "on",
+    "at",
+    "by",
+    "with",
+    "that",
+    "which",
+    "used",
+    "returned",
+    "is",
+    "are",
+    "was",
+    "will",
+    "must",
+    "should",
+    "can",
+}
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -246,7 +316,11 @@ def fixture_score(param: str, arg: Argument, param_schema: dict[str, Any], pv: P
     """
     score = match_score(param, arg, param_schema, pv)
     named = " ".join(words(pv.export))
-    return max(score, 1.0) if named and f" {named} " in f" {_lead_phrase(str(param_schema.get('description', '')))} " else score
+    return (
+        max(score, 1.0)
+        if named and f" {named} " in f" {_lead_phrase(str(param_schema.get('description', '')))} "
+        else score
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -307,7 +381,22 @@ class CheckSummary:
     memo_keys: list[MemoKey] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
-        return {k: getattr(self, k) for k in ("tools", "templates", "matched", "revised", "invalid", "unbound", "unmatched", "calls", "memo_hits", "gated", "type_mismatches")}
+        return {
+            k: getattr(self, k)
+            for k in (
+                "tools",
+                "templates",
+                "matched",
+                "revised",
+                "invalid",
+                "unbound",
+                "unmatched",
+                "calls",
+                "memo_hits",
+                "gated",
+                "type_mismatches",
+            )
+        }
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = self.counts()
@@ -348,8 +437,16 @@ def empty_text_output(output: Any) -> bool:
 
 
 class _Checker:
-    def __init__(self, catalog: Catalog, runtime: Runtime, contracts: dict[str, Contract], proposer: Proposer, max_revisions: int,
-                 fixtures: dict[str, Any] | None = None, memo: MemoStore | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        runtime: Runtime,
+        contracts: dict[str, Contract],
+        proposer: Proposer,
+        max_revisions: int,
+        fixtures: dict[str, Any] | None = None,
+        memo: MemoStore | None = None,
+    ) -> None:
         self.catalog = catalog
         self.runtime = runtime
         self.contracts = contracts
@@ -372,7 +469,9 @@ class _Checker:
         # Per (tool, template): the bindings run and the retries spent on other equally fitting values (_rebinds).
         self.rebound: dict[tuple[str, str], Rebound] = {}
         # Sandbox fixtures are in every pool, from the fresh state on (they hold in it by definition).
-        self.fixtures = [PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())]
+        self.fixtures = [
+            PoolValue(FIXTURE_NODE, FIXTURE, str(k), FIXTURE, "$", v) for k, v in sorted((fixtures or {}).items())
+        ]
 
     # -- pool ----------------------------------------------------------------------------------------------
     def _lineage(self, node: int | None) -> list[Node]:
@@ -412,7 +511,9 @@ class _Checker:
             if key in seen:
                 continue
             seen.add(key)
-            out.append(PoolValue(node_id, run.tool, x.name, x.source, x.path, x.value, str(exp.schema.get("description", ""))))
+            out.append(
+                PoolValue(node_id, run.tool, x.name, x.source, x.path, x.value, str(exp.schema.get("description", "")))
+            )
         return out
 
     def _add_node(self, run: _Run) -> None:
@@ -429,9 +530,15 @@ class _Checker:
 
     def _pool(self, node: Node | None) -> list[PoolValue]:
         """The values a call from ``node`` may bind (None: the fresh state, which holds only the fixtures)."""
-        return (self.fixtures + [self.values[v] for n in self._lineage(node.id) for v in n.values]) if node is not None else self.fixtures
+        return (
+            (self.fixtures + [self.values[v] for n in self._lineage(node.id) for v in n.values])
+            if node is not None
+            else self.fixtures
+        )
 
-    def _scored(self, tool: Tool, template: Template, pool: list[PoolValue]) -> dict[str, list[tuple[float, int, PoolValue, Any]]] | None:
+    def _scored(
+        self, tool: Tool, template: Template, pool: list[PoolValue]
+    ) -> dict[str, list[tuple[float, int, PoolValue, Any]]] | None:
         """For each observation of ``template``, the pooled values that fit it as (score, -node, value, argument);
         None when some observation has none."""
         out: dict[str, list[tuple[float, int, PoolValue, Any]]] = {}
@@ -443,7 +550,9 @@ class _Checker:
         return out
 
     @staticmethod
-    def _fitting(tool: Tool, param: str, arg: Argument, pool: list[PoolValue]) -> list[tuple[float, int, PoolValue, Any]]:
+    def _fitting(
+        tool: Tool, param: str, arg: Argument, pool: list[PoolValue]
+    ) -> list[tuple[float, int, PoolValue, Any]]:
         """The pooled values that fit observation ``param`` as (score, -node, value, argument), in pool order:
         coerced to the input's schema and scored by name and kind (fixtures by :func:`fixture_score`)."""
         ps = tool.param_schema(param)
@@ -465,20 +574,30 @@ class _Checker:
         return scored
 
     @staticmethod
-    def _fill(literal_args: dict[str, Any], picks: dict[str, tuple[float, int, PoolValue, Any]]) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    def _fill(
+        literal_args: dict[str, Any], picks: dict[str, tuple[float, int, PoolValue, Any]]
+    ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """Arguments and binding notes for one choice of pooled value per observation."""
         args = dict(literal_args)
         binds: dict[str, dict[str, Any]] = {}
         for p, (s, _, pv, val) in picks.items():
             args[p] = val
-            binds[p] = {"tool": pv.tool, "export": pv.export, "source": pv.source, "path": pv.path, "score": round(s, 3)}
+            binds[p] = {
+                "tool": pv.tool,
+                "export": pv.export,
+                "source": pv.source,
+                "path": pv.path,
+                "score": round(s, 3),
+            }
         return args, binds
 
     def _bases(self) -> list[Node | None]:
         """The states a template may run from: the fresh one when fixtures can fill it, then every node."""
         return ([None] if self.fixtures else []) + list(self.nodes)
 
-    def _bind(self, tool: Tool, template: Template) -> tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None:
+    def _bind(
+        self, tool: Tool, template: Template
+    ) -> tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]] | None:
         """The base node and concrete arguments for a template, or None when some observation has no value."""
         literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
         if not template.observations:
@@ -496,7 +615,9 @@ class _Checker:
                 best, chosen = key, (node.id if node is not None else None, *self._fill(literal_args, picks))
         return chosen
 
-    def _rebinds(self, tool: Tool, template: Template, check: TemplateCheck) -> list[tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]]]:
+    def _rebinds(
+        self, tool: Tool, template: Template, check: TemplateCheck
+    ) -> list[tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]]]:
         """Other bindings for a success template whose bound run failed, best first: for each observation a
         value that fits its name at least as well as the one the failed run took, differing from every binding
         already run in at least one observation, at most :data:`REBINDS` over the template's life.
@@ -521,16 +642,25 @@ class _Checker:
         if memory.runs >= REBINDS or memory.nodes == len(self.nodes):
             return []
         # Bases looked at before offered every value they hold (or the retries ran out): only new ones can add.
-        bases = self._bases() if memory.nodes < 0 else self.nodes[memory.nodes:]
+        bases = self._bases() if memory.nodes < 0 else self.nodes[memory.nodes :]
         memory.nodes = len(self.nodes)
         want = {p: binds0[p]["score"] for p in obs}
         literal_args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
-        ranked: list[tuple[tuple[float, int, int, int], dict[str, Any], tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]]]] = []
+        ranked: list[
+            tuple[
+                tuple[float, int, int, int],
+                dict[str, Any],
+                tuple[int | None, dict[str, Any], dict[str, dict[str, Any]]],
+            ]
+        ] = []
         for node in bases:
             scored = self._scored(tool, template, self._pool(node))
             if scored is None:
                 continue
-            fit = {p: sorted((z for z in sc if round(z[0], 3) >= want[p]), key=lambda z: (-z[0], -z[1], z[2].id)) for p, sc in scored.items()}
+            fit = {
+                p: sorted((z for z in sc if round(z[0], 3) >= want[p]), key=lambda z: (-z[0], -z[1], z[2].id))
+                for p, sc in scored.items()
+            }
             if not all(fit.values()):
                 continue
             where = (0, 0) if node is None else (node.depth, node.id)
@@ -575,7 +705,9 @@ class _Checker:
             tc = tool_checks.get(tool.name)
             if tc is None or not tc.valid or not tool.executable:
                 continue
-            yield from ((tool, template, check) for template, check in zip(self.contracts[tool.name].templates, tc.templates))
+            yield from (
+                (tool, template, check) for template, check in zip(self.contracts[tool.name].templates, tc.templates)
+            )
 
     # -- execution -----------------------------------------------------------------------------------------
     def _invoke(self, state: State, tool: str, args: dict[str, Any]) -> tuple[dict[str, Any], State]:
@@ -634,8 +766,15 @@ class _Checker:
                 ran += 1
         return ran
 
-    def _execute(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None, args: dict[str, Any],
-                 binds: dict[str, dict[str, Any]]) -> _Run:
+    def _execute(
+        self,
+        tool: Tool,
+        template: Template,
+        check: TemplateCheck,
+        parent: int | None,
+        args: dict[str, Any],
+        binds: dict[str, dict[str, Any]],
+    ) -> _Run:
         """Run one template from a base node and record it as the template's result."""
         state = self.fresh if parent is None else self.nodes[parent].state
         record, post = self._invoke(state, tool.name, args)
@@ -646,8 +785,15 @@ class _Checker:
         self._classify(run)
         return run
 
-    def _adopt(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None, args: dict[str, Any],
-               binds: dict[str, dict[str, Any]]) -> bool:
+    def _adopt(
+        self,
+        tool: Tool,
+        template: Template,
+        check: TemplateCheck,
+        parent: int | None,
+        args: dict[str, Any],
+        binds: dict[str, dict[str, Any]],
+    ) -> bool:
         """Run a variant of a template that did not succeed; keep it as the template's result if it succeeds.
 
         The failed run stays as feedback (a contrast for revision); a failing variant is kept as feedback too.
@@ -664,8 +810,15 @@ class _Checker:
         check.status, check.error = trial.status, trial.error
         return True
 
-    def _reveal(self, tool: Tool, template: Template, check: TemplateCheck, parent: int, args: dict[str, Any],
-                binds: dict[str, dict[str, Any]]) -> bool:
+    def _reveal(
+        self,
+        tool: Tool,
+        template: Template,
+        check: TemplateCheck,
+        parent: int,
+        args: dict[str, Any],
+        binds: dict[str, dict[str, Any]],
+    ) -> bool:
         """Run a template whose success printed that it found nothing ("No results", "Notes: []") from another
         state; keep the run as the template's result when it succeeds with something to show.
 
@@ -687,8 +840,14 @@ class _Checker:
         check.status, check.error = trial.status, trial.error
         return True
 
-    def _retry_repaired(self, tool: Tool, template: Template, check: TemplateCheck, args: dict[str, Any],
-                        binds: dict[str, dict[str, Any]]) -> bool:
+    def _retry_repaired(
+        self,
+        tool: Tool,
+        template: Template,
+        check: TemplateCheck,
+        args: dict[str, Any],
+        binds: dict[str, dict[str, Any]],
+    ) -> bool:
         """Repair a constructed value the tool's validation rejected, from its message, and run once more.
 
         Why: a template whose observations nothing produced runs with values its metadata suggests; when the
@@ -740,7 +899,11 @@ class _Checker:
                 packed = packed_value(value, message, str(ps.get("description", "")), others)
                 if packed is None and p in packed_params and self._invented(template, p, check):
                     # a packed literal whose parts the tool refuses for their form: repair it, then pack again
-                    packed = repair_literal(p, ps, value, message) if message_parameter(message, {p: value}, [q for q in run.args if q != p]) == p else None
+                    packed = (
+                        repair_literal(p, ps, value, message)
+                        if message_parameter(message, {p: value}, [q for q in run.args if q != p]) == p
+                        else None
+                    )
                 if packed is not None and packed != value and _coerce(ps, packed) is not None:
                     changed = {**run.args, p: packed}
                     packed_params.add(p)
@@ -758,7 +921,9 @@ class _Checker:
         """Whether a call's value for ``param`` is the proposer's own (a literal, or constructed for an
         observation nothing produced), not a value the sandbox showed."""
         arg = template.arguments.get(param)
-        return arg is not None and (arg.kind == "literal" or bool((check.bindings or {}).get(param, {}).get("constructed")))
+        return arg is not None and (
+            arg.kind == "literal" or bool((check.bindings or {}).get(param, {}).get("constructed"))
+        )
 
     def _alternatives(self, tool: Tool, template: Template, param: str, run: _Run) -> list[Any]:
         """Other observed values that fit an observation input from a run's base, best first (none for a literal)."""
@@ -768,11 +933,20 @@ class _Checker:
         node = self.nodes[run.parent] if run.parent is not None else None
         # a number coerced to text is not another value of a text input's kind
         text = [pv for pv in self._pool(node) if isinstance(pv.value, str)]
-        scored = [(-s, pv.id, val) for s, _, pv, val in self._fitting(tool, param, arg, text) if val != run.args.get(param)]
+        scored = [
+            (-s, pv.id, val) for s, _, pv, val in self._fitting(tool, param, arg, text) if val != run.args.get(param)
+        ]
         return [v for _, _, v in sorted(scored, key=lambda z: (z[0], z[1]))]
 
-    def _retry_with_fixtures(self, tool: Tool, template: Template, check: TemplateCheck, parent: int | None,
-                             args: dict[str, Any], binds: dict[str, dict[str, Any]]) -> None:
+    def _retry_with_fixtures(
+        self,
+        tool: Tool,
+        template: Template,
+        check: TemplateCheck,
+        parent: int | None,
+        args: dict[str, Any],
+        binds: dict[str, dict[str, Any]],
+    ) -> None:
         """Offer the sandbox's fixtures to the literal inputs of a success template the tool did not accept.
 
         A literal is the proposer's guess; a fixture whose name or description fits the input is a value the
@@ -785,13 +959,22 @@ class _Checker:
             if a.kind != "literal":
                 continue
             ps = tool.param_schema(p)
-            scored = [(fixture_score(p, Argument.observation(str(ps.get("description", "")), field=p), ps, pv), pv) for pv in self.fixtures]
+            scored = [
+                (fixture_score(p, Argument.observation(str(ps.get("description", "")), field=p), ps, pv), pv)
+                for pv in self.fixtures
+            ]
             scored = [(sc, pv) for sc, pv in scored if sc >= MIN_SCORE and _coerce(ps, pv.value) is not None]
             if scored:
                 sc, pv = max(scored, key=lambda z: z[0])
                 if _coerce(ps, pv.value) != args.get(p):
                     fixed[p] = _coerce(ps, pv.value)
-                    fills[p] = {"tool": FIXTURE, "export": pv.export, "source": FIXTURE, "path": "$", "score": round(sc, 3)}
+                    fills[p] = {
+                        "tool": FIXTURE,
+                        "export": pv.export,
+                        "source": FIXTURE,
+                        "path": "$",
+                        "score": round(sc, 3),
+                    }
         if fixed != args:
             self._adopt(tool, template, check, parent, fixed, fills)
 
@@ -828,8 +1011,11 @@ class _Checker:
             if run is None or check.observed == "success" and not empty_text_output(run.record.get("output")):
                 continue
             tried = {self.fresh.fingerprint if run.parent is None else self.nodes[run.parent].state.fingerprint}
-            tried |= {(self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
-                      for r in self.contrast.get(tool.name, []) if r.template.name == template.name}
+            tried |= {
+                (self.fresh.fingerprint if r.parent is None else self.nodes[r.parent].state.fingerprint)
+                for r in self.contrast.get(tool.name, [])
+                if r.template.name == template.name
+            }
             bases = sorted(self.nodes, key=lambda n: (not self._same_group(tool, self._creator(n)), n.depth, n.id))
             for node in bases:
                 if len(tried) > limit or node.state.fingerprint in tried:
@@ -860,20 +1046,31 @@ class _Checker:
         for run in self.runs.get(tool, []):
             if run.check.observed == "unmatched":
                 return True
-            if run.check.observed == "success" and (uncovered_leaves(contract, run.args, run.record) or uncovered_text(contract, run.record)):
+            if run.check.observed == "success" and (
+                uncovered_leaves(contract, run.args, run.record) or uncovered_text(contract, run.record)
+            ):
                 return True
         if any(classify(contract, r.record) == "unmatched" for r in self.contrast.get(tool, [])):
             return True
         feedback = self._feedback(tool)
-        return bool(literal_repairs(contract, self.catalog[tool], feedback) or missing_references(contract, feedback)
-                    or exclusive_repairs(contract, self.catalog[tool], feedback))
+        return bool(
+            literal_repairs(contract, self.catalog[tool], feedback)
+            or missing_references(contract, feedback)
+            or exclusive_repairs(contract, self.catalog[tool], feedback)
+        )
 
     def _feedback(self, tool: str) -> list[dict[str, Any]]:
         """Same-tool feedback: every template's current run, then the calls kept as contrasts."""
         runs = self.runs.get(tool, []) + self.contrast.get(tool, [])
         contract = self.contracts[tool]
         return [
-            {"template": r.template.name, "expected": r.template.expected, "observed": classify(contract, r.record), "arguments": r.args, "record": r.record}
+            {
+                "template": r.template.name,
+                "expected": r.template.expected,
+                "observed": classify(contract, r.record),
+                "arguments": r.args,
+                "record": r.record,
+            }
             for r in runs
         ]
 
@@ -919,8 +1116,16 @@ class _Checker:
             current = next((r for r in self.runs.get(tool.name, []) if r.template.name == template.name), None)
             if current is None:
                 continue
-            better = next((r for r in self.contrast.get(tool.name, []) if r.template.name == template.name and r.args == current.args
-                           and classify(contract, r.record) == "success"), None)
+            better = next(
+                (
+                    r
+                    for r in self.contrast.get(tool.name, [])
+                    if r.template.name == template.name
+                    and r.args == current.args
+                    and classify(contract, r.record) == "success"
+                ),
+                None,
+            )
             if better is None:
                 continue
             self.runs[tool.name] = [better if r is current else r for r in self.runs[tool.name]]
@@ -985,8 +1190,13 @@ def check_contracts(
             contract = prop.propose(tool)
             contracts[tool.name] = contract
         errors = validate_contract(contract.to_dict(), tool)
-        tool_checks[tool.name] = ToolCheck(tool.name, valid=not errors, errors=errors, revision=contract.revision,
-                                           templates=[TemplateCheck(t.name, t.expected) for t in contract.templates])
+        tool_checks[tool.name] = ToolCheck(
+            tool.name,
+            valid=not errors,
+            errors=errors,
+            revision=contract.revision,
+            templates=[TemplateCheck(t.name, t.expected) for t in contract.templates],
+        )
     checker = _Checker(catalog, runtime, contracts, prop, max_revisions, fixtures, memo)
     try:
         _check_passes(catalog, checker, tool_checks, passes)
@@ -1032,7 +1242,9 @@ def _check_passes(catalog: Catalog, checker: _Checker, tool_checks: dict[str, To
             if tc.valid and checker.revise(tool, tc):
                 revised.add(tool.name)
     # A revision may have added exports that now bind other tools' observations: give them one more chance.
-    if revised and checker.run_pending(tool_checks) + checker.retry_elsewhere(tool_checks) + checker.retry_rebound(tool_checks):
+    if revised and checker.run_pending(tool_checks) + checker.retry_elsewhere(tool_checks) + checker.retry_rebound(
+        tool_checks
+    ):
         for tool in catalog:
             tc = tool_checks[tool.name]
             if tc.valid and checker.revise(tool, tc):

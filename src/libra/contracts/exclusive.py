@@ -22,11 +22,21 @@ from typing import Any
 #: Phrases that say a set of inputs excludes one another. "at most one", "only one", "none or exactly one",
 #: "mutually exclusive", "not both" allow giving none; "exactly one", "one and only one", "one of ... is
 #: required" and "either A or B" (see :data:`_EITHER`) do not.
-_EXACT = re.compile(r"\b(?:exactly one|one and only one|precisely one)\b|\bone of\b.*\b(?:required|must|should|needs?)\b", re.IGNORECASE)
+_EXACT = re.compile(
+    r"\b(?:exactly one|one and only one|precisely one)\b|\bone of\b.*\b(?:required|must|should|needs?)\b", re.IGNORECASE
+)
 #: "either A or B": only when A and B are both words right beside "either" and "or" (checked against the inputs),
 #: since "either ... or ..." also joins whole clauses ("either the file is missing or it is locked").
-_EITHER = re.compile(r"\beither\s+[`'\"]?([A-Za-z_][A-Za-z0-9_]*)[`'\"]?\s*(?:,|\bor\b)\s*[`'\"]?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE)
-_AT_MOST = re.compile(r"\b(?:at most one|only one|none or (?:exactly )?one|mutually exclusive|cannot be (?:given|passed|used|set|combined) together|not both|no more than one)\b", re.IGNORECASE)
+_EITHER = re.compile(
+    r"\beither\s+[`'\"]?([A-Za-z_][A-Za-z0-9_]*)[`'\"]?\s*(?:,|\bor\b)\s*[`'\"]?([A-Za-z_][A-Za-z0-9_]*)", re.IGNORECASE
+)
+_AT_MOST = re.compile(
+    (
+        r"\b(?:at most one|only one|none or (?:exactly )?one|mutually exclusive|cannot be "
+        r"(?:given|passed|used|set|combined) together|not both|no more than one)\b"
+    ),
+    re.IGNORECASE,
+)
 #: A sentence: the part of a message a cue and the inputs it names share.
 _SENTENCE = re.compile(r"[^.;\n]+")
 
@@ -58,7 +68,9 @@ def exclusive_inputs(message: str, params: Sequence[str]) -> Exclusive | None:
     """
     for sentence in _SENTENCE.findall(message or ""):
         either = _EITHER.search(sentence)
-        exact = _EXACT.search(sentence) or (either if either is not None and {either.group(1), either.group(2)} <= set(params) else None)
+        exact = _EXACT.search(sentence) or (
+            either if either is not None and {either.group(1), either.group(2)} <= set(params) else None
+        )
         at_most = _AT_MOST.search(sentence)
         if exact is None and at_most is None:
             continue
@@ -68,7 +80,9 @@ def exclusive_inputs(message: str, params: Sequence[str]) -> Exclusive | None:
     return None
 
 
-def exclusive_choices(given: Mapping[str, Any], group: Exclusive, offered: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+def exclusive_choices(
+    given: Mapping[str, Any], group: Exclusive, offered: Mapping[str, Any]
+) -> list[dict[str, Any]] | None:
     """Argument sets that give exactly one input of ``group``, one per input, or None when ``given`` is fine.
 
     ``given`` maps the inputs a refused call gave to their arguments; ``offered`` maps the group's inputs to the

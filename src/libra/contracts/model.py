@@ -93,7 +93,11 @@ class Template:
         return [p for p, a in self.arguments.items() if a.kind == "observation"]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "expected": self.expected, "arguments": {p: a.to_dict() for p, a in self.arguments.items()}}
+        return {
+            "name": self.name,
+            "expected": self.expected,
+            "arguments": {p: a.to_dict() for p, a in self.arguments.items()},
+        }
 
     @classmethod
     def from_dict(cls, d: Any) -> "Template":
@@ -127,7 +131,9 @@ class FromText:
     @classmethod
     def from_dict(cls, d: Any, export: str = "") -> FromText:
         if not isinstance(d, dict) or d.get("kind") not in TEXT_KINDS:
-            raise ContractError(f"export {export!r}: from_text must be an object with kind one of {list(TEXT_KINDS)}, got {d!r}")
+            raise ContractError(
+                f"export {export!r}: from_text must be an object with kind one of {list(TEXT_KINDS)}, got {d!r}"
+            )
         return cls(str(d["kind"]), str(d.get("path", "$")) if d["kind"] in STRUCTURED_KINDS else "$")
 
 
@@ -148,7 +154,13 @@ class Export:
     from_text: FromText | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        d = {"name": self.name, "source": self.source, "path": self.path, "schema": copy.deepcopy(self.schema), "propagate": self.propagate}
+        d = {
+            "name": self.name,
+            "source": self.source,
+            "path": self.path,
+            "schema": copy.deepcopy(self.schema),
+            "propagate": self.propagate,
+        }
         if self.from_text is not None:
             d["from_text"] = self.from_text.to_dict()
         return d
@@ -159,9 +171,18 @@ class Export:
             raise ContractError(f"an export must be a JSON object, got {type(d).__name__}")
         source = d.get("source")
         if source not in EXPORT_SOURCES:
-            raise ContractError(f"export {d.get('name')!r}: source must be one of {list(EXPORT_SOURCES)}, got {source!r}")
+            raise ContractError(
+                f"export {d.get('name')!r}: source must be one of {list(EXPORT_SOURCES)}, got {source!r}"
+            )
         text = FromText.from_dict(d["from_text"], str(d.get("name", ""))) if d.get("from_text") is not None else None
-        return cls(str(d.get("name", "")), source, str(d.get("path", "")), copy.deepcopy(d.get("schema", {})), bool(d.get("propagate", True)), text)
+        return cls(
+            str(d.get("name", "")),
+            source,
+            str(d.get("path", "")),
+            copy.deepcopy(d.get("schema", {})),
+            bool(d.get("propagate", True)),
+            text,
+        )
 
 
 #: Flag prefix marking an input whose literal the tool's own validation refused and a revision repaired from the
@@ -194,14 +215,14 @@ class Contract:
     def checked_literals(self) -> set[str]:
         """The inputs whose literal the tool refused and a revision repaired from its message (flagged with
         :data:`CHECKED_LITERAL`): inputs whose form the tool checks."""
-        return {f[len(CHECKED_LITERAL):] for f in self.flags if f.startswith(CHECKED_LITERAL)}
+        return {f[len(CHECKED_LITERAL) :] for f in self.flags if f.startswith(CHECKED_LITERAL)}
 
     def nested_references(self) -> dict[str, list[str | int]]:
         """Input -> where in its structured literal a reference sits (flagged with :data:`NESTED_REFERENCE`)."""
         out: dict[str, list[str | int]] = {}
         for f in self.flags:
             if f.startswith(NESTED_REFERENCE):
-                param, _, pointer = f[len(NESTED_REFERENCE):].partition(":")
+                param, _, pointer = f[len(NESTED_REFERENCE) :].partition(":")
                 try:
                     out.setdefault(param, json.loads(pointer))
                 except ValueError:
@@ -237,7 +258,9 @@ class Contract:
             raise ContractError("a contract has no 'tool' name")
         version = d.get("contract_version", CONTRACT_VERSION)
         if version != CONTRACT_VERSION:
-            raise ContractError(f"contract for {tool!r} has version {version!r}; this libra reads {CONTRACT_VERSION!r}: regenerate it")
+            raise ContractError(
+                f"contract for {tool!r} has version {version!r}; this libra reads {CONTRACT_VERSION!r}: regenerate it"
+            )
         for key in ("templates", "exports"):
             if not isinstance(d.get(key, []), list):
                 raise ContractError(f"contract for {tool!r}: {key!r} must be a list")

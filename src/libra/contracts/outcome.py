@@ -123,13 +123,23 @@ def _labels(match: Any) -> tuple[str, ...]:
     record = getattr(parent, "obj", None)
     if not isinstance(record, dict) or not re.search(r"\[\d+\]$", str(getattr(parent, "path", ""))):
         return ()
-    return tuple(sorted({v.strip().lower() for k, v in record.items() if isinstance(v, str) and v is not match.obj and 0 < len(v) <= 40}))
+    return tuple(
+        sorted(
+            {
+                v.strip().lower()
+                for k, v in record.items()
+                if isinstance(v, str) and v is not match.obj and 0 < len(v) <= 40
+            }
+        )
+    )
 
 
 _NAMED_LIST = re.compile(r"^\$\.[A-Za-z_][A-Za-z0-9_]*(\[.*)$")
 
 
-def extract(contract: Contract, template_args: dict[str, Any], record: InvocationRecord | dict[str, Any]) -> list[Extracted]:
+def extract(
+    contract: Contract, template_args: dict[str, Any], record: InvocationRecord | dict[str, Any]
+) -> list[Extracted]:
     """Evaluate every export path against the call's arguments, response and state changes.
 
     Only scalar leaves are returned: containers are not reusable values on their own (rule 30), and a ``[*]``
@@ -183,7 +193,9 @@ def _from_text(exp: Any, root: Any) -> list[Extracted]:
         if exp.from_text.kind not in STRUCTURED_KINDS and not is_text(text):
             continue  # one token is a value already (the text's own export), not text holding values
         for inner, value, match in text_values(exp.from_text.kind, text, exp.from_text.path):
-            out.append(Extracted(exp.name, exp.source, where + inner, value, _labels(match) if match is not None else ()))
+            out.append(
+                Extracted(exp.name, exp.source, where + inner, value, _labels(match) if match is not None else ())
+            )
     return out
 
 
@@ -243,11 +255,25 @@ def refusal_schema(flags: bool) -> dict[str, Any]:
     ways: list[dict[str, Any]] = [{"properties": {"output": REFUSAL_PAYLOAD}}]
     if flags:
         ways.append({"properties": {"output": FALSE_FLAG, "state_changes": {"maxProperties": 0}}})
-        ways.append({"properties": {"output": {"type": "string", "pattern": NO_EFFECT_TEXT}, "state_changes": {"maxProperties": 0}}})
-    return {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status", "output"], "anyOf": ways}
+        ways.append(
+            {
+                "properties": {
+                    "output": {"type": "string", "pattern": NO_EFFECT_TEXT},
+                    "state_changes": {"maxProperties": 0},
+                }
+            }
+        )
+    return {
+        "type": "object",
+        "properties": {"status": {"const": "success"}},
+        "required": ["status", "output"],
+        "anyOf": ways,
+    }
 
 
-def with_refusals(success: dict[str, Any], failure: dict[str, Any], refusal: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+def with_refusals(
+    success: dict[str, Any], failure: dict[str, Any], refusal: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """S+ without the refusals and S- with them: the pair stays disjoint, and a refusal counts as a failure.
 
     The refusal schema sits once under ``$defs`` of each schema, referenced by name, so both stay readable.
@@ -322,7 +348,11 @@ def without_refusals(success: dict[str, Any], failure: dict[str, Any]) -> tuple[
     else:
         s = {k: copy.deepcopy(v) for k, v in success.items() if k not in ("not", "$defs")} | defs_left(success)
     f = failure
-    if refusal_of(failure) is not None and isinstance(failure.get("anyOf"), list) and failure["anyOf"][-1:] == [{"$ref": "#/$defs/refusal"}]:
+    if (
+        refusal_of(failure) is not None
+        and isinstance(failure.get("anyOf"), list)
+        and failure["anyOf"][-1:] == [{"$ref": "#/$defs/refusal"}]
+    ):
         f = {**copy.deepcopy(failure["anyOf"][0]), **defs_left(failure)}
     return s, copy.deepcopy(f)
 

@@ -20,14 +20,42 @@ _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3, "both": 2, "pair": 2}
 
 #: "expected two X", "pass two X", "needs at least 2 X", "a pair of X": how many values the input should hold.
 #: A count of characters or digits ("at least 2 characters", "a 2-letter code") is about one value's length.
-_MANY = re.compile(r"\b(?:expected|expects|pass|give|provide|needs?|requires?|takes?|at least|a)\s+(?:at least\s+|exactly\s+)?(two|2|three|3|pair)\b(?!-)(?!\s+(?:characters?|chars?|letters?|digits?|symbols?|bytes?|words?|decimals?|decimal places)\b)", re.IGNORECASE)
+_MANY = re.compile(
+    (
+        r"\b(?:expected|expects|pass|give|provide|needs?|requires?|takes?|at least|a)\s+(?:at "
+        r"least\s+|exactly\s+)?(two|2|three|3|pair)\b(?!-)"
+        r"(?!\s+(?:characters?|chars?|letters?|digits?|symbols?|bytes?|words?|decimals?|decimal "
+        r"places)\b)"
+    ),
+    re.IGNORECASE,
+)
 #: "missing line", "missing 'position'": a named part the packed value lacks.
 _MISSING_PART = re.compile(r"\bmissing\s+(?:the\s+)?['\"`]?([A-Za-z_][A-Za-z0-9_]*)['\"`]?", re.IGNORECASE)
 #: "separated by a comma", "separated by '.'", "comma-separated".
-_SEPARATOR = re.compile(r"\b(?:separated|delimited|split)\s+by\s+(?:an?\s+|the\s+)?(?:['\"`]([^'\"`\s]{1,3})['\"`]|(comma|semicolon|colon|space|pipe|tab|slash|dot|period))|\b(comma|semicolon|space|tab|pipe)[- ]separated\b", re.IGNORECASE)
-_NAMED_SEPARATORS = {"comma": ",", "semicolon": ";", "colon": ":", "space": " ", "pipe": "|", "tab": "\t", "slash": "/", "dot": ".", "period": "."}
+_SEPARATOR = re.compile(
+    (
+        r"\b(?:separated|delimited|split)\s+by\s+(?:an?\s+|the\s+)?"
+        r"(?:['\"`]([^'\"`\s]{1,3})['\"`]|(comma|semicolon|colon|space|pipe|tab|slash|dot|period))"
+        r"|\b(comma|semicolon|space|tab|pipe)[- "
+        r"]separated\b"
+    ),
+    re.IGNORECASE,
+)
+_NAMED_SEPARATORS = {
+    "comma": ",",
+    "semicolon": ";",
+    "colon": ":",
+    "space": " ",
+    "pipe": "|",
+    "tab": "\t",
+    "slash": "/",
+    "dot": ".",
+    "period": ".",
+}
 #: Words naming a position or a count: such a part is a small whole number.
-_INDEX_WORDS = frozenset({"idx", "index", "position", "pos", "count", "number", "num", "n", "line", "row", "column", "col", "offset"})
+_INDEX_WORDS = frozenset(
+    {"idx", "index", "position", "pos", "count", "number", "num", "n", "line", "row", "column", "col", "offset"}
+)
 
 
 def separator(*texts: str) -> str | None:

@@ -39,7 +39,9 @@ TEXT_KINDS: tuple[str, ...] = (*STRUCTURED_KINDS, "lines", *PATTERN_KINDS)
 _TRAILING = ".,;:!?)]}>\"'"
 #: Identifiers as tools print them. Each is anchored so it never matches inside a longer token.
 PATTERNS: dict[str, re.Pattern[str]] = {
-    "uuid": re.compile(r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"),
+    "uuid": re.compile(
+        r"(?<![0-9A-Za-z-])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z-])"
+    ),
     "hex_id": re.compile(r"(?<![0-9A-Za-z_/.-])[0-9a-f]{6,64}(?![0-9A-Za-z_/-])"),
     "url": re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s'\"<>`]+"),
     "path": re.compile(r"(?<![\w:/.~-])(?:~|\.{1,2})?/(?:[\w.@+-]+/)*[\w.@+-]+/?"),
@@ -53,7 +55,9 @@ MAX_VALUES = 50
 
 #: A line reporting that something failed ("a.txt: Error - ENOENT: no such file ..."): a reply that succeeded as a
 #: whole may still refuse some of what it was asked, line by line.
-_ERROR_LINE = re.compile(r"(?i)\b(?:error|exception|failed|failure|denied|not found|no such|does not exist|enoent|eacces)\b")
+_ERROR_LINE = re.compile(
+    r"(?i)\b(?:error|exception|failed|failure|denied|not found|no such|does not exist|enoent|eacces)\b"
+)
 
 
 def _without_errors(text: str) -> str:
@@ -247,4 +251,6 @@ MAX_EMPTY_TEXT = 120
 
 def is_empty_text(value: Any) -> bool:
     """Whether a string is an empty result printed as text (see :data:`EMPTY_TEXT`)."""
-    return isinstance(value, str) and len(value.strip()) <= MAX_EMPTY_TEXT and _EMPTY_RE.match(value.strip()) is not None
+    return (
+        isinstance(value, str) and len(value.strip()) <= MAX_EMPTY_TEXT and _EMPTY_RE.match(value.strip()) is not None
+    )

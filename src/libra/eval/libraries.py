@@ -26,7 +26,18 @@ from libra.retrieval.graph import Edge, library_edges
 if TYPE_CHECKING:
     from libra.induction.build import BuildOptions
 
-__all__ = ["GRAPH_METHODS", "OPTION_KEYS", "build_options_for", "cached_library", "candidate_edges", "default_library_path", "graph_options", "library_edges", "load_library", "obtain_library"]
+__all__ = [
+    "GRAPH_METHODS",
+    "OPTION_KEYS",
+    "build_options_for",
+    "cached_library",
+    "candidate_edges",
+    "default_library_path",
+    "graph_options",
+    "library_edges",
+    "load_library",
+    "obtain_library",
+]
 
 OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
 GRAPH_METHODS = ("libra", "libra-hybrid", "schema-only")  # the methods that need a library
@@ -67,7 +78,9 @@ def _proposer_name(proposer: Any) -> str:
     return proposer if isinstance(proposer, str) else str(getattr(proposer, "name", "custom"))
 
 
-def default_library_path(bench: Benchmark, catalog: Catalog, proposer: str = "offline", options: BuildOptions | None = None) -> Path:
+def default_library_path(
+    bench: Benchmark, catalog: Catalog, proposer: str = "offline", options: BuildOptions | None = None
+) -> Path:
     """Where the build of ``bench`` with ``options`` (default: the default build with ``proposer``) is cached.
 
     The name ends in the build's content key, so a build with any other input never reuses this file. Files
@@ -108,8 +121,6 @@ def obtain_library(bench: Benchmark, catalog: Catalog, opts: LibraryRequest) -> 
     if opts.library:
         return load_library(Path(opts.library), catalog)
     return cached_library(bench, catalog, build_options_for(opts))
-
-
 
 
 def candidate_edges(library: Library) -> list[Edge]:

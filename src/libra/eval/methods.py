@@ -61,7 +61,9 @@ def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     return bm25_dense(opts.embedder, opts.document).fit(catalog)
 
 
-def _graph_retriever(name: str, base: Any, edges_of: Callable[[Any], Any], bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def _graph_retriever(
+    name: str, base: Any, edges_of: Callable[[Any], Any], bench: Benchmark, catalog: Catalog, opts: EvalOptions
+) -> Any:
     """Propagation (paper Algorithm 2) over ``base`` and the edges ``edges_of`` takes from the benchmark's library."""
     from libra.retrieval.graph import GraphRetriever
     from libra.eval.libraries import graph_options, obtain_library
@@ -76,7 +78,9 @@ def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.retrieval.dense import DenseRetriever
     from libra.eval.libraries import library_edges
 
-    return _graph_retriever("libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts)
+    return _graph_retriever(
+        "libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts
+    )
 
 
 @register_method("libra-hybrid")
@@ -85,7 +89,9 @@ def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.eval.libraries import library_edges
     from libra.retrieval.hybrid import bm25_dense
 
-    return _graph_retriever("libra-hybrid", bm25_dense(opts.embedder, opts.document), library_edges, bench, catalog, opts)
+    return _graph_retriever(
+        "libra-hybrid", bm25_dense(opts.embedder, opts.document), library_edges, bench, catalog, opts
+    )
 
 
 @register_method("schema-only")
@@ -94,7 +100,9 @@ def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.retrieval.dense import DenseRetriever
     from libra.eval.libraries import candidate_edges
 
-    return _graph_retriever("schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts)
+    return _graph_retriever(
+        "schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts
+    )
 
 
 # -- the paper's LLM-built methods (libra.eval.baselines) --------------------------------------------------
@@ -149,7 +157,9 @@ def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     check_agent_base(base_name)
     base = get_method(base_name)(bench, catalog, opts)
     iterations = int(opts.extra.get("iterations", MAX_ITERATIONS))
-    return ToolReAGtRetriever(run, base, base_name, lambda qs, d: retrieve_names(base, catalog, qs, d), iterations).fit(catalog)
+    return ToolReAGtRetriever(run, base, base_name, lambda qs, d: retrieve_names(base, catalog, qs, d), iterations).fit(
+        catalog
+    )
 
 
 def check_agent_base(name: str) -> None:
@@ -158,7 +168,12 @@ def check_agent_base(name: str) -> None:
 
     get_method(name)
     if name.strip().lower() in AGENTIC_METHODS:
-        raise ConfigError(f"--base {name} is an agent itself: choose one of {', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}")
+        raise ConfigError(
+            (
+                f"--base {name} is an agent itself: choose one of "
+                f"{', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}"
+            )
+        )
 
 
 def method_help() -> str:
@@ -166,7 +181,10 @@ def method_help() -> str:
     from libra.eval.baselines import ENABLE_HINT, LLM_METHODS
 
     plain = [m for m in sorted(_METHODS) if m not in LLM_METHODS]
-    return f"retrieval method (repeatable): {', '.join(plain)}; the LLM methods {', '.join(LLM_METHODS)} each {ENABLE_HINT}"
+    return (
+        f"retrieval method (repeatable): {', '.join(plain)}; the LLM methods {', '.join(LLM_METHODS)} each "
+        f"{ENABLE_HINT}"
+    )
 
 
 def available_methods() -> list[str]:

@@ -46,7 +46,9 @@ def candidate_depth(retriever: Any, opts: EvalOptions) -> int:
     return max(opts.k, DEFAULT_DEPTH)
 
 
-def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[Task], opts: EvalOptions) -> MethodResult:
+def run_method(
+    method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[Task], opts: EvalOptions
+) -> MethodResult:
     t0 = time.perf_counter()
     retriever = get_method(method)(bench, catalog, opts)
     depth = candidate_depth(retriever, opts)
@@ -63,7 +65,9 @@ def run_method(method: str, bench: Benchmark, catalog: Catalog, tasks: Sequence[
     return MethodResult(method, scores, rankings, seconds, extra)
 
 
-def iteration_scores(by_iteration: Sequence[Sequence[Sequence[str]]], golds: Sequence[Any], k: int) -> list[dict[str, Any]]:
+def iteration_scores(
+    by_iteration: Sequence[Sequence[Sequence[str]]], golds: Sequence[Any], k: int
+) -> list[dict[str, Any]]:
     """P/R/NDCG@k of an agent's candidate sets after each iteration (Figure 2's curve), one entry per iteration."""
     n = max((len(sets) for sets in by_iteration), default=0)
     out = []
@@ -93,7 +97,9 @@ def write_runs(path: str | Path, tasks: Sequence[Task], results: Sequence[Method
                 for pos, name in enumerate(ranking[:k]):
                     lines.append(f"{task.id} Q0 {name} {pos + 1} {k - pos} {res.method}")
             else:
-                lines.append(json.dumps({"method": res.method, "task": task.id, "ranking": ranking[:k], "gold": list(task.gold)}))
+                lines.append(
+                    json.dumps({"method": res.method, "task": task.id, "ranking": ranking[:k], "gold": list(task.gold)})
+                )
     atomic_write_text(path, "\n".join(lines) + ("\n" if lines else ""))
 
 

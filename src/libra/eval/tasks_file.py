@@ -73,4 +73,6 @@ def check_gold(tasks: list[Task], catalog: Catalog, source: str = "tasks") -> No
         close = difflib.get_close_matches(g, catalog.names, n=1, cutoff=0.5)
         parts.append(f"{g} (did you mean {close[0]}?)" if close else g)
     more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
-    raise ConfigError(f"{source}: gold names tools the catalog {catalog.name!r} does not have: {', '.join(parts)}{more}")
+    raise ConfigError(
+        f"{source}: gold names tools the catalog {catalog.name!r} does not have: {', '.join(parts)}{more}"
+    )

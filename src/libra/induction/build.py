@@ -60,7 +60,12 @@ def open_runtime(bench: Benchmark, workers: int | None) -> Any:
             rt.close()
             from libra.errors import ConfigError
 
-            raise ConfigError(f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run in-process: use --workers 1 or more")
+            raise ConfigError(
+                (
+                    f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run "
+                    "in-process: use --workers 1 or more"
+                )
+            )
         return rt
     return bench.runtime(isolated=True, n_workers=n)
 
@@ -99,13 +104,25 @@ def executor_scope(spec: Any, workers: int | None) -> Iterator[tuple[int | None,
         wrapped.append(inner)
         return to_ray(inner)
 
-    with ray_session(spec.address, workers or (default_workers() if spec.address is None else None)), transports_wrapped(wrap):
+    with (
+        ray_session(spec.address, workers or (default_workers() if spec.address is None else None)),
+        transports_wrapped(wrap),
+    ):
         yield (workers if workers is not None else cluster_cpus()), lambda: bool(wrapped)
 
 
-def _identity(catalog: Catalog, contracts: dict[str, Any], config: BuildConfig, embedder_id: str, fixtures: dict[str, Any]) -> str:
+def _identity(
+    catalog: Catalog, contracts: dict[str, Any], config: BuildConfig, embedder_id: str, fixtures: dict[str, Any]
+) -> str:
     h = hashlib.sha256()
-    for part in (catalog.fingerprint(), json.dumps(contracts, sort_keys=True), json.dumps(config.to_dict(), sort_keys=True), embedder_id, json.dumps(fixtures, sort_keys=True, default=repr), str(FORMAT_VERSION)):
+    for part in (
+        catalog.fingerprint(),
+        json.dumps(contracts, sort_keys=True),
+        json.dumps(config.to_dict(), sort_keys=True),
+        embedder_id,
+        json.dumps(fixtures, sort_keys=True, default=repr),
+        str(FORMAT_VERSION),
+    ):
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -116,7 +133,15 @@ BOOKKEEPING_FIELDS: tuple[str, ...] = ("checkpoint_every_s",)
 #: Settings of a model-backed proposer (its ``config``) that decide what the model answers: the endpoint, the
 #: model and the sampling and prompt settings. Keys, reply caches, timeouts, retries and concurrency only change
 #: how the same replies are fetched, so they stay out of a build's key (a rotated API key must not rebuild).
-PROPOSER_SETTINGS: tuple[str, ...] = ("base_url", "model", "temperature", "max_tokens", "json_mode", "rules", "calling_convention")
+PROPOSER_SETTINGS: tuple[str, ...] = (
+    "base_url",
+    "model",
+    "temperature",
+    "max_tokens",
+    "json_mode",
+    "rules",
+    "calling_convention",
+)
 
 
 def proposer_identity(proposer: str | Proposer) -> dict[str, Any]:
@@ -160,7 +185,9 @@ def fresh_fingerprint(bench: Benchmark) -> str:
     return fingerprint
 
 
-def build_inputs(bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None) -> dict[str, Any]:
+def build_inputs(
+    bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None
+) -> dict[str, Any]:
     """Everything a build of ``bench`` with ``options`` depends on, as JSON data: the catalog, the fresh state,
     the fixtures, the build configuration (less :data:`BOOKKEEPING_FIELDS`), the proposer, the embedder, the
     engine and the library format. Worker counts, resuming and progress display are how a build runs, not what
@@ -218,7 +245,8 @@ class _Progress:
             kinds[r.kind] += 1
         tested = c["provenance_tests"] + c["state_tests"]
         text = (
-            f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue {len(engine.queue) + len(engine.far) + len(engine.probes) + len(engine.near_probes):,} | "
+            f"{self.label}: {tested:,} tests, {c['executed_calls']:,} calls, queue "
+            f"{len(engine.queue) + len(engine.far) + len(engine.probes) + len(engine.near_probes):,} | "
             f"kept {kinds['provenance']} prov / {kinds['compatibility']} comp / {kinds['state']} state"
         )
         if self._p is None:  # not a terminal (a log file, CI): a plain line every 15 s
@@ -245,7 +273,8 @@ def build_library(
     """Build (or resume building) the library of ``bench``; saves it to ``out`` when given.
 
     Builds to the same ``out`` take turns (:func:`libra._util.io.path_lock`): two would otherwise share, and overwrite,
-    one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped early).
+    one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped
+    early).
     """
     if out is None:
         return _build(bench, None, options, log)
@@ -253,14 +282,24 @@ def build_library(
         return _build(bench, out, options, log)
 
 
-def _build(bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]) -> Library:
+def _build(
+    bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]
+) -> Library:
     opts = options or BuildOptions()
     spec = executor_spec(opts.executor)
     with executor_scope(spec, opts.workers) as (workers, went_remote), long_lived():
         return _build_on(bench, out, opts, log, spec, workers, went_remote)
 
 
-def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log: Callable[[str], None], spec: Any, workers: int | None, went_remote: Callable[[], bool]) -> Library:
+def _build_on(
+    bench: Benchmark,
+    out: str | Path | None,
+    opts: BuildOptions,
+    log: Callable[[str], None],
+    spec: Any,
+    workers: int | None,
+    went_remote: Callable[[], bool],
+) -> Library:
     catalog = bench.catalog()
     fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
     out_path = Path(out) if out else None
@@ -276,11 +315,21 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         if not went_remote():
             from libra.errors import ConfigError
 
-            raise ConfigError(f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it cannot run on {spec.kind}: use --executor local")
+            raise ConfigError(
+                (
+                    f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it "
+                    f"cannot run on {spec.kind}: use --executor local"
+                )
+            )
         if spec.kind != "local":
             log(f"running tool calls on {workers} Ray actors ({spec})")
         proposer = get_proposer(opts.proposer)
-        log(f"proposing and checking contracts for {len(catalog)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
+        log(
+            (
+                f"proposing and checking contracts for {len(catalog)} tools "
+                f"({getattr(proposer, 'name', 'custom')} proposer)"
+            )
+        )
         initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
         summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures, memo=memo)
         contracts = summary.contracts
@@ -304,7 +353,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
         stored = candidate_table(candidates, catalog.names, encoder.similarity)
         del candidates
-        identity = _identity(catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures)
+        identity = _identity(
+            catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures
+        )
         resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
         if resumed:
             log(f"resuming from checkpoint {ckpt} ({engine.counters['waves']} waves done)")
@@ -364,7 +415,11 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
             "held": engine.held(),
         }
         runnable = [t.name for t in catalog if t.executable]
-        succeeded = {c.tool for c in engine.calls} | engine.retry.succeeded | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
+        succeeded = (
+            {c.tool for c in engine.calls}
+            | engine.retry.succeeded
+            | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
+        )
         stats["health"] = health_summary(
             runnable,
             succeeded,
@@ -377,7 +432,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
         # why each tool that provides no relation provides none (Table 3's "no edge" tools, by cause)
         stats["health"]["no_relation"] = no_relation_causes(engine, succeeded)
         conflicts = getattr(runtime, "hint_conflicts", None)
-        if conflicts:  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
+        if (
+            conflicts
+        ):  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
             stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
         if hasattr(proposer, "stats"):
             pstats = getattr(proposer, "stats")
@@ -407,7 +464,9 @@ def _build_on(bench: Benchmark, out: str | Path | None, opts: BuildOptions, log:
     finally:
         for engine in cleanup:
             engine.close(remove=done)  # a build that stopped early keeps its memo next to its checkpoint
-        if memo is not None and not cleanup:  # stopped in contract checking: the memo is kept only for a checkpoint to resume
+        if (
+            memo is not None and not cleanup
+        ):  # stopped in contract checking: the memo is kept only for a checkpoint to resume
             memo.close(remove=not (ckpt and ckpt.exists()))
         runtime.close()
 

@@ -58,21 +58,33 @@ def propagating_exports(contracts: dict[str, Contract]) -> list[ExportRef]:
     return out
 
 
-def candidate_compositions(catalog: Catalog, contracts: dict[str, Contract], executable_only: bool = False) -> list[Candidate]:
+def candidate_compositions(
+    catalog: Catalog, contracts: dict[str, Contract], executable_only: bool = False
+) -> list[Candidate]:
     """Every (provider export, consumer input) pair with compatible JSON types, provider != consumer."""
     tools = [t for t in catalog if (t.executable or not executable_only)]
     # An input whose structured literal holds a reference (Contract.nested_references) takes a string there.
     nested = {(name, p) for name, c in contracts.items() for p in c.nested_references()}
-    inputs = [(t.name, p, {"type": "string"} if (t.name, p) in nested else t.param_schema(p)) for t in tools for p in t.param_names]
+    inputs = [
+        (t.name, p, {"type": "string"} if (t.name, p) in nested else t.param_schema(p))
+        for t in tools
+        for p in t.param_names
+    ]
     out: list[Candidate] = []
-    exports = [e for e in propagating_exports(contracts) if e.tool in catalog and (catalog[e.tool].executable or not executable_only)]
+    exports = [
+        e
+        for e in propagating_exports(contracts)
+        if e.tool in catalog and (catalog[e.tool].executable or not executable_only)
+    ]
     # The inputs that accept each value type, in input order, taken once per type: an export of that type pairs
     # with those of them its own tool does not have (a large catalog pairs millions; most pairs of types fail).
     accepting: dict[str | None, list[tuple[str, str]]] = {}
     for e in exports:
         fit = accepting.get(e.value_type)
         if fit is None:
-            fit = accepting[e.value_type] = [(consumer, param) for consumer, param, schema in inputs if input_accepts(schema, e.value_type)]
+            fit = accepting[e.value_type] = [
+                (consumer, param) for consumer, param, schema in inputs if input_accepts(schema, e.value_type)
+            ]
         tool, export = e.tool, e.export
         out.extend([Candidate(tool, export, consumer, param) for consumer, param in fit if consumer != tool])
     return out
@@ -85,7 +97,9 @@ def index_by_provider(cands: Iterable[Candidate]) -> dict[tuple[str, str], list[
     return dict(idx)
 
 
-def candidate_table(candidates: Sequence[Candidate], names: Sequence[str], similarity: Callable[[str, str], float]) -> CandidateColumns:
+def candidate_table(
+    candidates: Sequence[Candidate], names: Sequence[str], similarity: Callable[[str, str], float]
+) -> CandidateColumns:
     """The candidates as a library stores them: columns of tool, field and input indices (``names`` numbers the
     tools) with each pair's field similarity rounded as the library file keeps it.
 

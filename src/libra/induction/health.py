@@ -23,7 +23,15 @@ def top_messages(messages: Iterable[str | None], n: int = 5, width: int = 120) -
     return [[m, c] for m, c in counts.most_common(n)]
 
 
-def health_summary(tools: Sequence[str], succeeded: Iterable[str], templates: int, templates_matched: int, inconclusive_tests: int, rejections: Iterable[str | None], relations: int) -> dict[str, Any]:
+def health_summary(
+    tools: Sequence[str],
+    succeeded: Iterable[str],
+    templates: int,
+    templates_matched: int,
+    inconclusive_tests: int,
+    rejections: Iterable[str | None],
+    relations: int,
+) -> dict[str, Any]:
     """A build's health in a few numbers, with a plain warning when the library is unlikely to be worth anything.
 
     A build that ends with most tools never succeeding, or with no relation at all, ranks exactly like its base
@@ -41,7 +49,8 @@ def health_summary(tools: Sequence[str], succeeded: Iterable[str], templates: in
     warning = None
     if problems:
         warning = "; ".join(problems) + (
-            f": retrieval with it ranks like the base retriever. {templates_matched} of {templates} contract templates matched their"
+            f": retrieval with it ranks like the base retriever. {templates_matched} of {templates} contract "
+            "templates matched their"
             " expected outcome; look at the most common rejections (stats.health.top_rejections) and give the tools"
             " fixtures, examples or response schemas their validation accepts."
         )
@@ -60,7 +69,9 @@ def rejection_messages(engine: Engine, summary: Any) -> Iterable[str | None]:
     """The error message of every failed call: each distinct call the engine ran once, and contract checking's."""
     for rec, _state in engine.memo.values():
         if rec.get("status") != "success":
-            yield rec.get("error") or (json.dumps(rec.get("output"), default=repr) if rec.get("output") is not None else rec.get("status"))
+            yield rec.get("error") or (
+                json.dumps(rec.get("output"), default=repr) if rec.get("output") is not None else rec.get("status")
+            )
     for tc in summary.per_tool.values():
         for t in tc.templates:
             if t.status is not None and t.status != "success":

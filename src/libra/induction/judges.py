@@ -62,7 +62,8 @@ def inconclusive(reason: str) -> Verdict:
 
 def is_empty(value: Any) -> bool:
     """None, ``""``, containers holding nothing else (``[]``, ``{}``, ``{"results": []}``), and text that says
-    nothing was found (``"No matches found"``, ``"[]"`` printed as text: :func:`~libra.contracts.text_values.is_empty_text`).
+    nothing was found (``"No matches found"``, ``"[]"`` printed as text:
+    :func:`~libra.contracts.text_values.is_empty_text`).
 
     Such a value names no record and carries no content: it is what a call returns whatever it was given. Zero and
     ``False`` are not empty; they are answers. An empty result is thus a success that is no evidence in a value
@@ -89,7 +90,9 @@ def differs_substantively(use: Mapping[str, Any], control: Mapping[str, Any]) ->
     """Whether the run with the provider's value produced a non-empty output or state change that the control did
     not produce too: the only sign, when both succeed, that the value changed what the call did."""
     out, changes = use.get("output"), use.get("state_changes")
-    return (not is_empty(out) and out != control.get("output")) or (not is_empty(changes) and changes != control.get("state_changes"))
+    return (not is_empty(out) and out != control.get("output")) or (
+        not is_empty(changes) and changes != control.get("state_changes")
+    )
 
 
 def _undecided(*runs: Run) -> Verdict | None:
@@ -125,7 +128,9 @@ def judge_provenance(use: Run, control: Run, omitted: bool = False) -> Verdict:
     if control.outcome != "failure":
         return rejected("the control succeeds too: the value is not necessary (line 20)")
     if omitted and not produced_something(use.record):
-        return rejected("the success with the value produced nothing and the control omitted it: no evidence the value mattered")
+        return rejected(
+            "the success with the value produced nothing and the control omitted it: no evidence the value mattered"
+        )
     return kept("succeeds with the provider's value, fails with the control (lines 20-21)")
 
 

@@ -89,4 +89,9 @@ class PeakMemory:
         # RUSAGE_CHILDREN only where /proc gave nothing: it also counts a child's image between fork and exec,
         # which is the caller's own memory (a worker started mid-build would report the caller's size)
         worker = self.workers_mb if self._hwm else _rusage_mb(resource.RUSAGE_CHILDREN)
-        return {"caller": round(caller, 1), "worker": round(worker, 1), "total": round(max(self.tree_mb, caller), 1), "workers_seen": len(self._hwm)}
+        return {
+            "caller": round(caller, 1),
+            "worker": round(worker, 1),
+            "total": round(max(self.tree_mb, caller), 1),
+            "workers_seen": len(self._hwm),
+        }

@@ -62,7 +62,8 @@ def no_relation_causes(engine: Engine, succeeded: set[str] | frozenset[str] = fr
 
     ``succeeded`` names the tools seen succeeding anywhere in the build (contract checking and retries included),
     so that a tool the exploration never ran successfully is not reported as never having succeeded at all: the
-    health summary's ``tools_never_succeeded`` and this report then agree. Must be called before the engine's memo is closed: it re-reads a few records of tools that produced no value.
+    health summary's ``tools_never_succeeded`` and this report then agree. Must be called before the engine's memo is
+    closed: it re-reads a few records of tools that produced no value.
     """
     providers = {r.provider for r in engine.result()}
     calls: dict[str, list[int]] = {}
@@ -83,14 +84,25 @@ def no_relation_causes(engine: Engine, succeeded: set[str] | frozenset[str] = fr
         name = tool.name
         if not tool.executable or name not in engine.contracts or name in providers:
             continue
-        cause = _cause(engine, name, calls.get(name, []), valued, offered, tested.get(name, set()), group, name in succeeded)
+        cause = _cause(
+            engine, name, calls.get(name, []), valued, offered, tested.get(name, set()), group, name in succeeded
+        )
         causes[cause].append(name)
         if name in creators:
             changed.append(name)
     return {"causes": {c: sorted(v) for c, v in causes.items() if v}, "changed_state": sorted(changed)}
 
 
-def _cause(engine: Engine, name: str, calls: list[int], valued: set[str], offered: set[str], tested: set[str], group: dict[str, str], seen_working: bool = False) -> str:
+def _cause(
+    engine: Engine,
+    name: str,
+    calls: list[int],
+    valued: set[str],
+    offered: set[str],
+    tested: set[str],
+    group: dict[str, str],
+    seen_working: bool = False,
+) -> str:
     """The first step of Algorithm 1 at which ``name``'s values stopped (see the module docstring)."""
     if not calls:
         return "succeeded_outside_exploration" if seen_working else "never_succeeded"

@@ -23,7 +23,9 @@ from collections.abc import Callable, Collection
 from libra.search.searcher import Searcher
 
 
-def retrieve_tools_function(searcher: Searcher, limit: int = 5, registry: Collection[str] | None = None, prerequisites: bool = True) -> Callable[[str], list[str]]:
+def retrieve_tools_function(
+    searcher: Searcher, limit: int = 5, registry: Collection[str] | None = None, prerequisites: bool = True
+) -> Callable[[str], list[str]]:
     """``retrieve_tools(query) -> list of tool ids``: the top ``limit`` tools, then their prerequisites.
 
     ``registry`` (the agent's ``tool_registry`` or its keys) keeps only ids the agent can bind; a library tool

@@ -32,7 +32,21 @@ from libra.library.check import (
     check_library_file,
 )
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "KINDS", "READABLE_VERSIONS", "Candidate", "CandidateColumns", "Library", "Relation", "RelationKind", "adjacency", "candidate_columns", "dedupe", "read_library_bytes"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "KINDS",
+    "READABLE_VERSIONS",
+    "Candidate",
+    "CandidateColumns",
+    "Library",
+    "Relation",
+    "RelationKind",
+    "adjacency",
+    "candidate_columns",
+    "dedupe",
+    "read_library_bytes",
+]
 
 RelationKind = Literal["provenance", "compatibility", "state"]
 KINDS: tuple[str, ...] = ("provenance", "compatibility", "state")
@@ -77,8 +91,21 @@ class Relation:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Relation:
         if d.get("kind") not in KINDS:
-            raise LibraryFormatError(f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind {d.get('kind')!r}: rebuild the library")
-        return cls(d["provider"], d["consumer"], d["kind"], d.get("provider_field"), d.get("consumer_input"), d.get("similarity"), d.get("evidence") or {})
+            raise LibraryFormatError(
+                (
+                    f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind "
+                    f"{d.get('kind')!r}: rebuild the library"
+                )
+            )
+        return cls(
+            d["provider"],
+            d["consumer"],
+            d["kind"],
+            d.get("provider_field"),
+            d.get("consumer_input"),
+            d.get("similarity"),
+            d.get("evidence") or {},
+        )
 
 
 @dataclass(frozen=True)
@@ -116,7 +143,13 @@ class CandidateColumns(Sequence[Candidate]):
         return len(self.provider)
 
     def _at(self, i: int) -> Candidate:
-        return Candidate(self.names[self.provider[i]], self.fields[self.field[i]], self.names[self.consumer[i]], self.inputs[self.input[i]], self.similarity[i])
+        return Candidate(
+            self.names[self.provider[i]],
+            self.fields[self.field[i]],
+            self.names[self.consumer[i]],
+            self.inputs[self.input[i]],
+            self.similarity[i],
+        )
 
     @overload
     def __getitem__(self, i: int) -> Candidate: ...
@@ -136,14 +169,25 @@ class CandidateColumns(Sequence[Candidate]):
 
 def candidate_columns(candidates: Sequence[Candidate], index: dict[str, int]) -> dict[str, Any]:
     """The stored form: tool indices, interned field and input names, similarities rounded to 5 places."""
-    if isinstance(candidates, CandidateColumns) and [index.get(n) for n in candidates.names] == list(range(len(candidates.names))):
-        return {"fields": candidates.fields, "inputs": candidates.inputs, "provider": candidates.provider, "field": candidates.field,
-                "consumer": candidates.consumer, "input": candidates.input, "similarity": candidates.similarity}
+    if isinstance(candidates, CandidateColumns) and [index.get(n) for n in candidates.names] == list(
+        range(len(candidates.names))
+    ):
+        return {
+            "fields": candidates.fields,
+            "inputs": candidates.inputs,
+            "provider": candidates.provider,
+            "field": candidates.field,
+            "consumer": candidates.consumer,
+            "input": candidates.input,
+            "similarity": candidates.similarity,
+        }
     fields: dict[str, int] = {}
     inputs: dict[str, int] = {}
     cols: dict[str, list[Any]] = {"provider": [], "field": [], "consumer": [], "input": [], "similarity": []}
     # (millions of candidates in a large catalog: the loop's lookups are bound once)
-    provider, field_, consumer, input_, similarity = (cols[k].append for k in ("provider", "field", "consumer", "input", "similarity"))
+    provider, field_, consumer, input_, similarity = (
+        cols[k].append for k in ("provider", "field", "consumer", "input", "similarity")
+    )
     for c in candidates:
         provider(index[c.provider])
         field_(fields.setdefault(c.provider_field, len(fields)))
@@ -238,7 +282,11 @@ class Library:
         # as UTF-8 bytes and compressed, on top of everything the build still holds.
         path = Path(path)
         with atomic_open(path) as fh:
-            raw = gzip.GzipFile(filename="", fileobj=fh, mode="wb", compresslevel=6, mtime=0) if path.suffix == ".gz" else None
+            raw = (
+                gzip.GzipFile(filename="", fileobj=fh, mode="wb", compresslevel=6, mtime=0)
+                if path.suffix == ".gz"
+                else None
+            )
             text = io.TextIOWrapper(raw if raw is not None else fh, encoding="utf-8", newline="")
             write_json(text.write, self.to_dict())
             text.flush()
@@ -296,9 +344,13 @@ def read_library_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
     except FileNotFoundError:
-        raise LibraryFormatError(f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`") from None
+        raise LibraryFormatError(
+            f"library file {str(path)!r} does not exist: build it with `libra build BENCHMARK --out {path}`"
+        ) from None
     except OSError as exc:
-        raise LibraryFormatError(f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions") from None
+        raise LibraryFormatError(
+            f"library file {str(path)!r} cannot be read ({exc.__class__.__name__}): check its permissions"
+        ) from None
 
 
 def _parse(raw: bytes, path: Path) -> Any:
@@ -317,9 +369,13 @@ def _parse(raw: bytes, path: Path) -> Any:
     except UnicodeDecodeError:
         raise LibraryFormatError(f"{where} is not UTF-8 text, so not a library: {rebuild}") from None
     except json.JSONDecodeError as exc:
-        raise LibraryFormatError(f"{where} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}): {rebuild}") from None
+        raise LibraryFormatError(
+            f"{where} is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}): {rebuild}"
+        ) from None
     except (ValueError, RecursionError) as exc:  # integers beyond Python's digit limit, nesting beyond the parser's
-        raise LibraryFormatError(f"{where} cannot be parsed ({exc.__class__.__name__}: {' '.join(str(exc).split())[:120]}): {rebuild}") from None
+        raise LibraryFormatError(
+            f"{where} cannot be parsed ({exc.__class__.__name__}: {' '.join(str(exc).split())[:120]}): {rebuild}"
+        ) from None
 
 
 def dedupe(relations: Iterable[Relation]) -> list[Relation]:
@@ -327,7 +383,10 @@ def dedupe(relations: Iterable[Relation]) -> list[Relation]:
     seen: dict[tuple, Relation] = {}
     for r in relations:
         seen.setdefault(r.key, r)
-    return sorted(seen.values(), key=lambda r: (r.provider, r.consumer, KINDS.index(r.kind), r.provider_field or "", r.consumer_input or ""))
+    return sorted(
+        seen.values(),
+        key=lambda r: (r.provider, r.consumer, KINDS.index(r.kind), r.provider_field or "", r.consumer_input or ""),
+    )
 
 
 def adjacency(relations: Iterable[Relation]) -> dict[str, list[Relation]]:

@@ -48,7 +48,15 @@ INDEX_COLUMNS = ("provider", "field", "consumer", "input")
 BULK_COLUMNS = (*INDEX_COLUMNS, "similarity")
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_JSON_TYPES = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+_JSON_TYPES = {
+    type(None): "null",
+    bool: "boolean",
+    int: "integer",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
 
 
 @lru_cache(maxsize=1)
@@ -78,7 +86,9 @@ def library_validator() -> jsonschema.Draft202012Validator:
 
     schema = copy.deepcopy(library_schema())
     contract_ref = schema["properties"]["contracts"]["additionalProperties"]
-    assert contract_ref["$ref"] == contract_schema()["$id"], "the library schema refers to the contract schema by its $id"
+    assert contract_ref["$ref"] == contract_schema()["$id"], (
+        "the library schema refers to the contract schema by its $id"
+    )
     schema["properties"]["contracts"]["additionalProperties"] = dereference(contract_schema())
     import jsonschema
 
@@ -138,7 +148,10 @@ def _describe(err: ValidationError) -> tuple[list[str | int], str]:
     if kind == "items" and value is False:
         return path, f"too many entries ({len(instance)})"
     if kind in ("minItems", "maxItems"):
-        return path, f"expected {'at least' if kind == 'minItems' else 'at most'} {value} entries, found {len(instance)}"
+        return (
+            path,
+            f"expected {'at least' if kind == 'minItems' else 'at most'} {value} entries, found {len(instance)}",
+        )
     if kind == "minLength":
         return path, "must not be empty" if value == 1 else f"expected at least {value} characters"
     if kind == "minimum":
@@ -165,10 +178,14 @@ def _check_header(d: Any, source: str) -> None:
     """Format and version first: a document of another kind or version would fail the schema in confusing ways."""
     build = "build one with `libra build BENCHMARK --out PATH`"
     if not isinstance(d, dict):
-        raise LibraryFormatError(f"{source}: not a libra library file (the file holds a JSON {_json_type(d)}, not an object): {build}")
+        raise LibraryFormatError(
+            f"{source}: not a libra library file (the file holds a JSON {_json_type(d)}, not an object): {build}"
+        )
     if d.get("format") != FORMAT:
         found = f"is {_short(d['format'])}" if "format" in d else "is missing"
-        raise LibraryFormatError(f"{source}: format: not a libra library file (its format {found}, not {json.dumps(FORMAT)}): {build}")
+        raise LibraryFormatError(
+            f"{source}: format: not a libra library file (its format {found}, not {json.dumps(FORMAT)}): {build}"
+        )
     version = d.get("format_version")
     if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise LibraryFormatError(
@@ -213,25 +230,41 @@ def _check_columns(bulk: dict[str, list[Any]], d: dict[str, Any], source: str) -
             largest[name] = int(np.frombuffer(array("Q", col), dtype=np.uint64).max()) if col else -1
         except (TypeError, OverflowError):
             i = _first(col, _is_index)
-            raise LibraryFormatError(f"{source}: candidates.{name}[{i}]: expected an index (an integer from 0), found {_found(col[i])}") from None
+            raise LibraryFormatError(
+                f"{source}: candidates.{name}[{i}]: expected an index (an integer from 0), found {_found(col[i])}"
+            ) from None
     sims = bulk["similarity"]
     try:
         array("d", sims)  # the common case, all numbers, in one pass in C
     except (TypeError, OverflowError):  # nulls (allowed), integers beyond a float's range (allowed) or something else
         if not set(map(type, sims)) <= {float, int, type(None)}:
             i = _first(sims, _is_similarity)
-            raise LibraryFormatError(f"{source}: candidates.similarity[{i}]: expected number or null, found {_found(sims[i])}") from None
+            raise LibraryFormatError(
+                f"{source}: candidates.similarity[{i}]: expected number or null, found {_found(sims[i])}"
+            ) from None
     lengths = {name: len(bulk[name]) for name in BULK_COLUMNS}
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{k} {n}" for k, n in lengths.items())
-        raise LibraryFormatError(f"{source}: candidates: the per-candidate columns differ in length ({detail}): rebuild it with `libra build`")
+        raise LibraryFormatError(
+            (
+                f"{source}: candidates: the per-candidate columns differ in length ({detail}): rebuild it with "
+                "`libra build`"
+            )
+        )
     n_tools = len(d["catalog"]["tools"])
-    bounds = {"provider": (n_tools, "catalog.tools"), "consumer": (n_tools, "catalog.tools"), "field": (len(cands["fields"]), "candidates.fields"), "input": (len(cands["inputs"]), "candidates.inputs")}
+    bounds = {
+        "provider": (n_tools, "catalog.tools"),
+        "consumer": (n_tools, "catalog.tools"),
+        "field": (len(cands["fields"]), "candidates.fields"),
+        "input": (len(cands["inputs"]), "candidates.inputs"),
+    }
     for name, (size, target) in bounds.items():
         col = bulk[name]
         if largest[name] >= size:
             i = _first(col, lambda v, size=size: v < size)
-            raise LibraryFormatError(f"{source}: candidates.{name}[{i}]: index {col[i]} is beyond {target} ({size} entries)")
+            raise LibraryFormatError(
+                f"{source}: candidates.{name}[{i}]: index {col[i]} is beyond {target} ({size} entries)"
+            )
 
 
 def _check_rows(rows: list[Any], d: dict[str, Any], source: str) -> None:
@@ -240,14 +273,22 @@ def _check_rows(rows: list[Any], d: dict[str, Any], source: str) -> None:
 
     def ok(row: Any) -> bool:
         return (
-            type(row) is list and len(row) == 5 and _is_index(row[0]) and row[0] < n_tools and type(row[1]) is str
-            and _is_index(row[2]) and row[2] < n_tools and type(row[3]) is str and _is_similarity(row[4])
+            type(row) is list
+            and len(row) == 5
+            and _is_index(row[0])
+            and row[0] < n_tools
+            and type(row[1]) is str
+            and _is_index(row[2])
+            and row[2] < n_tools
+            and type(row[3]) is str
+            and _is_similarity(row[4])
         )
 
     if not all(map(ok, rows)):
         i = _first(rows, ok)
         raise LibraryFormatError(
-            f"{source}: candidates[{i}]: expected [provider index, provider field, consumer index, consumer input, similarity] "
+            f"{source}: candidates[{i}]: expected [provider index, provider field, consumer index, consumer "
+            "input, similarity] "
             f"with indices below {n_tools} (the catalog's tools), found {_short(rows[i])}"
         )
 
@@ -258,19 +299,32 @@ def _check_references(d: dict[str, Any], source: str) -> None:
     for i, r in enumerate(d["relations"]):
         for end in ("provider", "consumer"):
             if r[end] not in names:
-                raise LibraryFormatError(f"{source}: relations[{i}].{end}: tool {_short(r[end])} is not in the library's catalog")
+                raise LibraryFormatError(
+                    f"{source}: relations[{i}].{end}: tool {_short(r[end])} is not in the library's catalog"
+                )
     for key, contract in d["contracts"].items():
         if key not in names:
-            raise LibraryFormatError(f"{source}: {field_path(['contracts', key])}: tool {_short(key)} is not in the library's catalog")
+            raise LibraryFormatError(
+                f"{source}: {field_path(['contracts', key])}: tool {_short(key)} is not in the library's catalog"
+            )
         if contract["tool"] != key:
-            raise LibraryFormatError(f"{source}: {field_path(['contracts', key, 'tool'])}: names {_short(contract['tool'])}, not the tool it is filed under")
+            raise LibraryFormatError(
+                (
+                    f"{source}: {field_path(['contracts', key, 'tool'])}: names {_short(contract['tool'])}, not "
+                    "the tool it is filed under"
+                )
+            )
 
 
 @lru_cache(maxsize=1)
 def _checker_identity() -> bytes:
     """A hash of everything that decides a verdict: both schemas and this module's code."""
     here = resources.files(__package__)
-    parts = [here.joinpath(SCHEMA_FILE).read_bytes(), here.joinpath("contract.schema.json").read_bytes(), Path(__file__).read_bytes()]
+    parts = [
+        here.joinpath(SCHEMA_FILE).read_bytes(),
+        here.joinpath("contract.schema.json").read_bytes(),
+        Path(__file__).read_bytes(),
+    ]
     return hashlib.sha256(b"\0".join(parts)).digest()
 
 
@@ -317,4 +371,15 @@ def check_library(d: Any, source: str = "library") -> None:
     _check_references(d, source)
 
 
-__all__ = ["BULK_COLUMNS", "FORMAT", "FORMAT_VERSION", "READABLE_VERSIONS", "check_library", "check_library_file", "field_path", "library_schema", "library_validator", "schema_problem"]
+__all__ = [
+    "BULK_COLUMNS",
+    "FORMAT",
+    "FORMAT_VERSION",
+    "READABLE_VERSIONS",
+    "check_library",
+    "check_library_file",
+    "field_path",
+    "library_schema",
+    "library_validator",
+    "schema_problem",
+]

@@ -40,7 +40,14 @@ def _short(tool: str) -> str:
     return tool.rsplit(".", 1)[-1]
 
 
-def evidence_line(provider: str, consumer: str, kind: str, provider_field: str | None, consumer_input: str | None, evidence: dict[str, Any]) -> str:
+def evidence_line(
+    provider: str,
+    consumer: str,
+    kind: str,
+    provider_field: str | None,
+    consumer_input: str | None,
+    evidence: dict[str, Any],
+) -> str:
     """One sentence saying what the recorded executions showed about ``provider`` -> ``consumer``."""
     if kind == "state":
         reason = failure_reason(evidence.get("before_call"))

@@ -116,7 +116,9 @@ class ResponseCache:
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
         if self.root.exists() and not self.root.is_dir():
-            raise ConfigError(f"LLM cache path {str(self.root)!r} is a file: pass a directory (it is created if missing)")
+            raise ConfigError(
+                f"LLM cache path {str(self.root)!r} is a file: pass a directory (it is created if missing)"
+            )
 
     @staticmethod
     def key(model: str, request: dict[str, Any], base_url: str | None = None) -> str:
@@ -172,7 +174,12 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
                 raise exc
             obj = json.loads(body[start : end + 1])
         except json.JSONDecodeError:
-            raise ReplyError(f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): return one JSON object") from None
+            raise ReplyError(
+                (
+                    f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): return "
+                    "one JSON object"
+                )
+            ) from None
     if not isinstance(obj, dict):
         raise ReplyError(f"the reply is JSON {type(obj).__name__}, not an object: return one JSON object")
     return obj
@@ -201,7 +208,16 @@ class ChatClient:
     caches written before this module existed stay valid and replay on any port of a local server).
     """
 
-    def __init__(self, config: ChatConfig, stats: Any = None, *, client: Any = None, error: type[LLMEndpointError] = LLMEndpointError, abort_after: int = 3, key_by_url: bool = True) -> None:
+    def __init__(
+        self,
+        config: ChatConfig,
+        stats: Any = None,
+        *,
+        client: Any = None,
+        error: type[LLMEndpointError] = LLMEndpointError,
+        abort_after: int = 3,
+        key_by_url: bool = True,
+    ) -> None:
         if config.concurrency < 1:
             raise ConfigError(f"LLM concurrency must be at least 1, got {config.concurrency}")
         self.config = config
@@ -223,8 +239,15 @@ class ChatClient:
                     try:
                         import openai
                     except ImportError:
-                        raise MissingDependencyError("LLM calls need the openai package: pip install 'libra-tools[openai]'") from None
-                    self._client = openai.OpenAI(api_key=self.config.resolved_api_key(), base_url=self.config.base_url, max_retries=0, timeout=self.config.timeout)
+                        raise MissingDependencyError(
+                            "LLM calls need the openai package: pip install 'libra-tools[openai]'"
+                        ) from None
+                    self._client = openai.OpenAI(
+                        api_key=self.config.resolved_api_key(),
+                        base_url=self.config.base_url,
+                        max_retries=0,
+                        timeout=self.config.timeout,
+                    )
         return self._client
 
     def request(self, messages: list[dict[str, str]]) -> dict[str, Any]:
@@ -272,9 +295,17 @@ class ChatClient:
             except openai.APIStatusError as exc:
                 code = exc.status_code
                 if code in (401, 403):
-                    raise self.error(f"the LLM endpoint refused the API key (HTTP {code}): set LIBRA_LLM_API_KEY or OPENAI_API_KEY") from None
+                    raise self.error(
+                        f"the LLM endpoint refused the API key (HTTP {code}): set LIBRA_LLM_API_KEY or OPENAI_API_KEY"
+                    ) from None
                 if code == 404:
-                    raise self.error(f"the LLM endpoint has no model {self.config.model!r} or no chat API at {self.config.base_url} (HTTP 404): check --llm-base-url (usually ends in /v1) and --llm-model") from None
+                    raise self.error(
+                        (
+                            f"the LLM endpoint has no model {self.config.model!r} or no chat API at "
+                            f"{self.config.base_url} (HTTP 404): check --llm-base-url (usually ends in /v1) and "
+                            "--llm-model"
+                        )
+                    ) from None
                 if code in (408, 409, 429) or code >= 500:
                     last = exc
                     continue
@@ -318,7 +349,12 @@ class ChatClient:
                 self._transport_streak += 1
                 streak = self._transport_streak
             if streak >= self.abort_after:
-                raise self.error(f"the LLM endpoint {self.config.base_url} kept failing after {self.config.max_retries} retries ({exc}): check that the server is up") from None
+                raise self.error(
+                    (
+                        f"the LLM endpoint {self.config.base_url} kept failing after {self.config.max_retries} "
+                        f"retries ({exc}): check that the server is up"
+                    )
+                ) from None
             raise
         self._reset_streak()
         if self.cache is not None:

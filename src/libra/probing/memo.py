@@ -62,7 +62,10 @@ FULL_STATE_CACHE = 32
 STATE_CACHE = 4096
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS memo (seq INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, record BLOB NOT NULL, state TEXT NOT NULL)",
+    (
+        "CREATE TABLE IF NOT EXISTS memo (seq INTEGER PRIMARY KEY, key BLOB NOT NULL UNIQUE, record BLOB NOT "
+        "NULL, state TEXT NOT NULL)"
+    ),
     "CREATE TABLE IF NOT EXISTS states (fp TEXT PRIMARY KEY, split INTEGER NOT NULL, parts BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS parts (key TEXT PRIMARY KEY, data BLOB NOT NULL)",
     "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -137,7 +140,13 @@ class MemoStore:
     ``path`` None keeps the store in a private temporary directory removed by :meth:`close`.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, record_cache: int = RECORD_CACHE, part_cache_bytes: int = PART_CACHE_BYTES, record_cache_bytes: int = RECORD_CACHE_BYTES) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        record_cache: int = RECORD_CACHE,
+        part_cache_bytes: int = PART_CACHE_BYTES,
+        record_cache_bytes: int = RECORD_CACHE_BYTES,
+    ) -> None:
         self._tmp: str | None = None
         if path is None:
             self._tmp = tempfile.mkdtemp(prefix="libra-memo-")
@@ -197,7 +206,9 @@ class MemoStore:
         wanted = list(ask)
         for i in range(0, len(wanted), 500):  # under SQLite's limit of bound parameters
             chunk = wanted[i : i + 500]
-            rows = self.db.execute(f"SELECT key, record, state FROM memo WHERE key IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+            rows = self.db.execute(
+                f"SELECT key, record, state FROM memo WHERE key IN ({','.join('?' * len(chunk))})", chunk
+            ).fetchall()
             for d, blob, fp in rows:
                 rec, n = _unpack(blob)
                 self.records.put(d, (rec, fp, n))
@@ -236,7 +247,9 @@ class MemoStore:
         """Every memoised (record, light state), in the order they were memoised; one row in memory at a time."""
         last = 0
         while True:
-            rows = self.db.execute("SELECT seq, record, state FROM memo WHERE seq > ? ORDER BY seq LIMIT 1000", (last,)).fetchall()
+            rows = self.db.execute(
+                "SELECT seq, record, state FROM memo WHERE seq > ? ORDER BY seq LIMIT 1000", (last,)
+            ).fetchall()
             if not rows:
                 return
             for seq, blob, fp in rows:
@@ -270,7 +283,10 @@ class MemoStore:
         else:
             layout = (False, fp)
             self._put_part(fp, payload)
-        self.db.execute("INSERT OR IGNORE INTO states (fp, split, parts) VALUES (?, ?, ?)", (fp, int(layout[0]), pickle.dumps(layout[1], protocol=pickle.HIGHEST_PROTOCOL)))
+        self.db.execute(
+            "INSERT OR IGNORE INTO states (fp, split, parts) VALUES (?, ?, ?)",
+            (fp, int(layout[0]), pickle.dumps(layout[1], protocol=pickle.HIGHEST_PROTOCOL)),
+        )
         self.layouts.put(fp, layout)
         self._known_states.add(fp)
         return State(fp)
@@ -314,7 +330,9 @@ class MemoStore:
         if layout is None:
             return state  # never stored: a runtime whose states carry no payload
         split, parts = layout
-        full = State(fp, tuple(StatePart(name, key, self._part(key)) for name, key in parts) if split else self._part(parts))
+        full = State(
+            fp, tuple(StatePart(name, key, self._part(key)) for name, key in parts) if split else self._part(parts)
+        )
         self.full_states.put(fp, full)
         return full
 
@@ -360,7 +378,12 @@ class MemoStore:
             self.db.execute("CREATE TEMP TABLE IF NOT EXISTS retained (key BLOB PRIMARY KEY)")
             self.db.execute("DELETE FROM retained")
             self.db.executemany("INSERT OR IGNORE INTO retained (key) VALUES (?)", wanted)
-            self.db.execute("CREATE TEMP TABLE kept AS SELECT key, record, state FROM memo WHERE key IN (SELECT key FROM retained) ORDER BY seq")
+            self.db.execute(
+                (
+                    "CREATE TEMP TABLE kept AS SELECT key, record, state FROM memo WHERE key IN (SELECT key FROM "
+                    "retained) ORDER BY seq"
+                )
+            )
             self.db.execute("DELETE FROM memo")
             self.db.execute("INSERT INTO memo (key, record, state) SELECT key, record, state FROM kept ORDER BY rowid")
             self.db.execute("DROP TABLE kept")

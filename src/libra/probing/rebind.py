@@ -61,7 +61,9 @@ def varied_picks(candidates: Mapping[str, Sequence[T]]) -> list[dict[str, T]]:
     return [first] + [{**first, p: z} for p, c in candidates.items() for z in c[1:]]
 
 
-def take_untried(memory: Rebound, inputs: Sequence[str], options: Iterable[tuple[Any, Mapping[str, Any], P]], limit: int = REBINDS) -> list[P]:
+def take_untried(
+    memory: Rebound, inputs: Sequence[str], options: Iterable[tuple[Any, Mapping[str, Any], P]], limit: int = REBINDS
+) -> list[P]:
     """The payloads of ``options`` -- (sort key, arguments, payload) -- to run next, by sort key: those whose
     values in ``inputs`` differ from every binding ``memory`` has seen, at most ``limit`` runs over the memory's
     life (``memory.runs`` counts the retries already run; the caller adds the ones it runs). The ones returned

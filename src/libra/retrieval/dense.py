@@ -20,7 +20,9 @@ from libra.embeddings.embedders import DEFAULT_EMBEDDER, Embedder, embed_cached,
 class DenseRetriever:
     name = "dense"
 
-    def __init__(self, embedder: Embedder | str = DEFAULT_EMBEDDER, cache: bool = True, document: str = DEFAULT_DOCUMENT) -> None:
+    def __init__(
+        self, embedder: Embedder | str = DEFAULT_EMBEDDER, cache: bool = True, document: str = DEFAULT_DOCUMENT
+    ) -> None:
         self.document = check_style(document)
         self.embedder = get_embedder(embedder) if isinstance(embedder, str) else embedder
         self.cache = cache

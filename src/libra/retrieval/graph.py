@@ -38,7 +38,9 @@ ScoreSpace = Literal["probability", "similarity"]
 SCORE_SPACES: tuple[str, ...] = ("probability", "similarity")
 
 
-def propagation_scores(base_retriever: Any, scores: np.ndarray, score_space: str = "probability", temperature: float | None = None) -> tuple[np.ndarray, str]:
+def propagation_scores(
+    base_retriever: Any, scores: np.ndarray, score_space: str = "probability", temperature: float | None = None
+) -> tuple[np.ndarray, str]:
     """The scores propagation averages, and the space they are in (see the module docstring).
 
     ``probability`` falls back to ``similarity`` when neither ``temperature`` nor the base retriever gives one.
@@ -65,7 +67,10 @@ class Edge:
 def library_edges(library: Any) -> list[Edge]:
     """The edges of a library's retained relations (``input`` None for state relations); only its
     ``relations`` are read, so this module needs nothing of the library's own."""
-    return [Edge(r.provider, r.consumer, r.consumer_input if r.kind != "state" else None, r.similarity) for r in library.relations]
+    return [
+        Edge(r.provider, r.consumer, r.consumer_input if r.kind != "state" else None, r.similarity)
+        for r in library.relations
+    ]
 
 
 @dataclass
@@ -106,7 +111,11 @@ class PropagationGraph:
             items = []
             for name in sorted(per_input):
                 provs = sorted(per_input[name])
-                items.append(_Input(np.array(provs, dtype=np.int64), np.array([per_input[name][p] for p in provs], dtype=np.float64)))
+                items.append(
+                    _Input(
+                        np.array(provs, dtype=np.int64), np.array([per_input[name][p] for p in provs], dtype=np.float64)
+                    )
+                )
             g.inputs[c] = items
         return g
 
@@ -138,7 +147,9 @@ def _best(primary: np.ndarray, secondary: np.ndarray, indices: np.ndarray) -> in
     return int(indices[order[0]])
 
 
-def select_providers(graph: PropagationGraph, consumer: int, scores: np.ndarray, selection: Selection = "both") -> set[int]:
+def select_providers(
+    graph: PropagationGraph, consumer: int, scores: np.ndarray, selection: Selection = "both"
+) -> set[int]:
     """The providers one seed pulls in (Algorithm 2, lines 6-13)."""
     chosen: set[int] = set(int(p) for p in graph.state.get(consumer, ()))
     for it in graph.inputs.get(consumer, ()):
@@ -247,7 +258,9 @@ class GraphRetriever:
 
     def score(self, queries: Sequence[str]) -> np.ndarray:
         assert self.graph is not None, "call fit(catalog) first"
-        base, self.used_score_space = propagation_scores(self.base, self.base_scores(queries), self.score_space, self.temperature)
+        base, self.used_score_space = propagation_scores(
+            self.base, self.base_scores(queries), self.score_space, self.temperature
+        )
         return np.vstack([propagate(self.graph, row, self.ks, self.selection, self.hops) for row in base])
 
     def retrieve(self, queries: Sequence[str], depth: int | None = None) -> list[list[str]]:

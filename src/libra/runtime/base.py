@@ -95,7 +95,9 @@ class InvocationRecord:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "InvocationRecord":
-        return cls(d["status"], d.get("output"), d.get("state_changes", {}), d.get("error"), float(d.get("duration_ms", 0.0)))
+        return cls(
+            d["status"], d.get("output"), d.get("state_changes", {}), d.get("error"), float(d.get("duration_ms", 0.0))
+        )
 
 
 @dataclass(frozen=True)

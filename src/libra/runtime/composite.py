@@ -44,7 +44,9 @@ class CompositeRuntime:
                 if tool.name in self.owner:
                     raise ToolRuntimeError(f"tool {tool.name!r} is offered by two sources: give one a namespace")
                 self.owner[tool.name] = i
-        self.catalog = catalog if catalog is not None else Catalog([t for rt in self.runtimes for t in rt.catalog], name=name)
+        self.catalog = (
+            catalog if catalog is not None else Catalog([t for rt in self.runtimes for t in rt.catalog], name=name)
+        )
         self.trusted = all(getattr(rt, "trusted", False) for rt in self.runtimes)
         self.closed = False
 
@@ -70,7 +72,9 @@ class CompositeRuntime:
         parts[i] = after
         return record, joint_state(parts)
 
-    def invoke_many(self, calls: Sequence[tuple[State, str, Mapping[str, Any]]]) -> list[tuple[InvocationRecord, State]]:
+    def invoke_many(
+        self, calls: Sequence[tuple[State, str, Mapping[str, Any]]]
+    ) -> list[tuple[InvocationRecord, State]]:
         by_owner: dict[int, list[int]] = {}
         for n, (_state, tool, _args) in enumerate(calls):
             by_owner.setdefault(self._owner(tool), []).append(n)
@@ -93,7 +97,8 @@ class CompositeRuntime:
 
     @property
     def hint_conflicts(self) -> dict[str, str]:
-        """Each side's record of author hints its tools contradicted (see :class:`~libra.runtime.mcp.runtime.McpRuntime`)."""
+        """Each side's record of author hints its tools contradicted (see
+        :class:`~libra.runtime.mcp.runtime.McpRuntime`)."""
         out: dict[str, str] = {}
         for rt in self.runtimes:
             out.update(getattr(rt, "hint_conflicts", None) or {})

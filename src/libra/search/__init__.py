@@ -8,4 +8,6 @@ other formats (client tool-search formats, the explained ranking).
 from libra._util.lazy import exports
 
 __all__ = ["Prerequisite", "Result", "SearchOptions", "Searcher"]
-__getattr__, __dir__ = exports(__name__, {"Prerequisite": ".index", "Result": ".searcher", "SearchOptions": ".options", "Searcher": ".searcher"})
+__getattr__, __dir__ = exports(
+    __name__, {"Prerequisite": ".index", "Result": ".searcher", "SearchOptions": ".options", "Searcher": ".searcher"}
+)

@@ -28,7 +28,13 @@ _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 def _function(name: str, r: Result) -> dict[str, Any]:
-    return {"type": "function", "name": name, "description": r.description, "parameters": r.input_schema, "strict": False}
+    return {
+        "type": "function",
+        "name": name,
+        "description": r.description,
+        "parameters": r.input_schema,
+        "strict": False,
+    }
 
 
 def openai_item(results: list[Result], call_id: str | None = None) -> dict[str, Any]:
@@ -46,7 +52,13 @@ def openai_item(results: list[Result], call_id: str | None = None) -> dict[str, 
             spaces[space] = {"type": "namespace", "name": space, "description": f"tools of {prefix}", "tools": []}
             tools.append(spaces[space])
         spaces[space]["tools"].append(_function(_NOT_NAME.sub("_", short), r))
-    return {"type": "tool_search_output", "execution": "client", "call_id": call_id, "status": "completed", "tools": tools}
+    return {
+        "type": "tool_search_output",
+        "execution": "client",
+        "call_id": call_id,
+        "status": "completed",
+        "tools": tools,
+    }
 
 
 def json_record(query: str, results: list[Result]) -> dict[str, Any]:

@@ -27,7 +27,16 @@ from libra.library.evidence import evidence_line
 from libra.retrieval.graph import Edge, library_edges
 from libra.search.index_key import INDEX_VERSION, index_key, index_paths
 
-__all__ = ["INDEX_VERSION", "Prerequisite", "SearchIndex", "index_key", "index_paths", "load_index", "prerequisites_of", "save_index"]
+__all__ = [
+    "INDEX_VERSION",
+    "Prerequisite",
+    "SearchIndex",
+    "index_key",
+    "index_paths",
+    "load_index",
+    "prerequisites_of",
+    "save_index",
+]
 
 KIND_ORDER = {"provenance": 0, "compatibility": 1, "state": 2}
 
@@ -78,7 +87,10 @@ class SearchIndex:
             "descriptions": self.descriptions,
             "input_schemas": self.input_schemas,
             "edges": [[e.provider, e.consumer, e.input, e.similarity] for e in self.edges],
-            "prerequisites": {c: [[p.tool, p.kind, p.provider_field, p.consumer_input, p.evidence] for p in ps] for c, ps in self.prerequisites.items()},
+            "prerequisites": {
+                c: [[p.tool, p.kind, p.provider_field, p.consumer_input, p.evidence] for p in ps]
+                for c, ps in self.prerequisites.items()
+            },
             "servers": self.servers,
         }
 
@@ -100,14 +112,18 @@ def prerequisites_of(relations: Sequence[Any]) -> dict[str, list[Prerequisite]]:
     input a value goes to), then the best-aligned field first. A provider that is both a value and a state
     prerequisite is listed once, with its value relation."""
     out: dict[str, list[Prerequisite]] = {}
-    ordered = sorted(relations, key=lambda r: (r.consumer, KIND_ORDER.get(r.kind, 3), -(r.similarity or 0.0), r.provider))
+    ordered = sorted(
+        relations, key=lambda r: (r.consumer, KIND_ORDER.get(r.kind, 3), -(r.similarity or 0.0), r.provider)
+    )
     seen: set[tuple[str, str]] = set()
     for r in ordered:
         if r.provider == r.consumer or (r.consumer, r.provider) in seen:
             continue
         seen.add((r.consumer, r.provider))
         line = evidence_line(r.provider, r.consumer, r.kind, r.provider_field, r.consumer_input, r.evidence)
-        out.setdefault(r.consumer, []).append(Prerequisite(r.provider, r.kind, r.provider_field, r.consumer_input, line))
+        out.setdefault(r.consumer, []).append(
+            Prerequisite(r.provider, r.kind, r.provider_field, r.consumer_input, line)
+        )
     return out
 
 
@@ -137,4 +153,3 @@ def save_index(folder: Path, key: str, index: SearchIndex) -> None:
         atomic_write_bytes(meta, json.dumps(index.to_json(), ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
     except OSError:
         pass
-

@@ -16,9 +16,17 @@ from typing import Any
 
 #: Bumped when the stored form changes (the source hash below also covers it; this documents intent).
 INDEX_VERSION = 1
-#: The modules (relative to the libra package) that decide what an index holds (the embedders and the fused model graph decide
+#: The modules (relative to the libra package) that decide what an index holds (the embedders and the fused model graph
+#: decide
 #: its tool vectors): a change to any of them builds it again.
-INDEX_MODULES = ("search/index.py", "search/index_key.py", "library/evidence.py", "retrieval/documents.py", "embeddings/embedders.py", "embeddings/onnx_fusion.py")
+INDEX_MODULES = (
+    "search/index.py",
+    "search/index_key.py",
+    "library/evidence.py",
+    "retrieval/documents.py",
+    "embeddings/embedders.py",
+    "embeddings/onnx_fusion.py",
+)
 
 
 def _code_hash() -> bytes:

@@ -11,7 +11,8 @@ from libra.retrieval.documents import DEFAULT_DOCUMENT
 
 @dataclass(frozen=True)
 class SearchOptions:
-    """How a :class:`~libra.search.searcher.Searcher` ranks: the same knobs as ``libra retrieve`` (see its ``--help``)."""
+    """How a :class:`~libra.search.searcher.Searcher` ranks: the same knobs as ``libra retrieve`` (see its
+    ``--help``)."""
 
     base: str = "dense"
     embedder: str = "minilm"
@@ -32,7 +33,10 @@ class SearchOptions:
         check_base(self.base)
         parse_embedder(self.embedder)
         check_style(self.document)
-        for name, value, allowed in (("selection", self.selection, SELECTIONS), ("score_space", self.score_space, SCORE_SPACES)):
+        for name, value, allowed in (
+            ("selection", self.selection, SELECTIONS),
+            ("score_space", self.score_space, SCORE_SPACES),
+        ):
             if value not in allowed:
                 raise ConfigError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
         for name, n in (("ks", self.ks), ("hops", self.hops)):

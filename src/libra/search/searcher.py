@@ -192,7 +192,15 @@ class Searcher:
                     self._recent.popitem(last=False)
         return np.stack([rows[q] for q in queries])
 
-    def _results(self, top: list[int], row: np.ndarray, new: np.ndarray, before: np.ndarray, after: np.ndarray, contributors: dict[int, set[int]]) -> list[Result]:
+    def _results(
+        self,
+        top: list[int],
+        row: np.ndarray,
+        new: np.ndarray,
+        before: np.ndarray,
+        after: np.ndarray,
+        contributors: dict[int, set[int]],
+    ) -> list[Result]:
         names, idx = self.index.names, self.index
         shown = {names[i] for i in top}
         results = []
@@ -201,18 +209,20 @@ class Searcher:
             seeds = [names[t] for t in sorted(contributors.get(i, ()), key=lambda t: before[t])] if promoted else []
             prereqs = idx.prerequisites.get(names[i], [])
             prereqs = sorted(prereqs, key=lambda p: p.tool not in shown)  # stable: the library's order otherwise
-            results.append(Result(
-                rank=int(after[i]),
-                tool=names[i],
-                description=idx.descriptions[i],
-                input_schema=idx.input_schemas[i],
-                score=float(new[i]),
-                base_rank=int(before[i]),
-                via="promoted" if promoted else "retrieved",
-                promoted_by=seeds,
-                prerequisites=prereqs[:MAX_PREREQUISITES],
-                more_prerequisites=max(0, len(prereqs) - MAX_PREREQUISITES),
-            ))
+            results.append(
+                Result(
+                    rank=int(after[i]),
+                    tool=names[i],
+                    description=idx.descriptions[i],
+                    input_schema=idx.input_schemas[i],
+                    score=float(new[i]),
+                    base_rank=int(before[i]),
+                    via="promoted" if promoted else "retrieved",
+                    promoted_by=seeds,
+                    prerequisites=prereqs[:MAX_PREREQUISITES],
+                    more_prerequisites=max(0, len(prereqs) - MAX_PREREQUISITES),
+                )
+            )
         return results
 
 

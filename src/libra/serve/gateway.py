@@ -61,7 +61,11 @@ def call_tool_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "name": {"type": "string", "minLength": 1, "description": "the tool's name as search_tools gives it, e.g. 'git.git_status'"},
+            "name": {
+                "type": "string",
+                "minLength": 1,
+                "description": "the tool's name as search_tools gives it, e.g. 'git.git_status'",
+            },
             "arguments": {"type": "object", "description": "the tool's arguments, matching its input_schema"},
         },
         "required": ["name"],
@@ -95,7 +99,9 @@ class Gateway:
 
         specs = [s if isinstance(s, ServerSpec) else ServerSpec.from_config(s) for s in servers]
         if not specs:
-            raise ConfigError("no MCP servers to forward to: the library records none; give --config with its [[mcp]] servers")
+            raise ConfigError(
+                "no MCP servers to forward to: the library records none; give --config with its [[mcp]] servers"
+            )
         workdir = Path(workdir).expanduser()
         if not workdir.is_dir():
             raise ConfigError(f"--workdir {workdir} is not a directory: name the folder the servers should work in")
@@ -104,13 +110,23 @@ class Gateway:
         served = sorted({name.partition(".")[0] for name in tools if "." in name})
         missing = [s for s in served if s not in self.specs]
         if missing:
-            raise ConfigError(f"the library's tools come from MCP server(s) {', '.join(served)}, but no [[mcp]] table names {', '.join(missing)}: add them to the project file")
+            raise ConfigError(
+                (
+                    f"the library's tools come from MCP server(s) {', '.join(served)}, but no [[mcp]] table "
+                    f"names {', '.join(missing)}: add them to the project file"
+                )
+            )
         for spec in specs:
             if spec.command and "{" not in spec.command and find_command(spec.command) is None:
                 raise ConfigError(f"MCP server {spec.name!r}: {missing_command_message(spec.command)}")
         self.targets = targets_of(list(self.specs), tools)
         if not self.targets:
-            raise ConfigError(f"none of the library's tools come from the MCP server(s) {', '.join(self.specs)}: is this the project file the library was built from?")
+            raise ConfigError(
+                (
+                    f"none of the library's tools come from the MCP server(s) {', '.join(self.specs)}: is this "
+                    "the project file the library was built from?"
+                )
+            )
         self._conns: dict[str, Any] = {}
         self._started: list[Any] = []  # every connection made (their pids outlive close() for checks)
         self._locks = {name: threading.Lock() for name in self.specs}
@@ -138,7 +154,11 @@ class Gateway:
             result = await anyio.to_thread.run_sync(self.forward, target, args)
         except GatewayInputError as exc:
             return types.CallToolResult(content=[types.TextContent(type="text", text=_short(str(exc)))], is_error=True)
-        return types.CallToolResult(content=list(result.content or []), structured_content=result.structured_content, is_error=bool(result.is_error))
+        return types.CallToolResult(
+            content=list(result.content or []),
+            structured_content=result.structured_content,
+            is_error=bool(result.is_error),
+        )
 
     # -- checks before any server starts -----------------------------------------------------------------------
     def prepare(self, arguments: Mapping[str, Any]) -> tuple[Target, dict[str, Any]]:
@@ -147,10 +167,20 @@ class Gateway:
         example = next(iter(self.targets))
         unknown = sorted(set(arguments) - {"name", "arguments"})
         if unknown:
-            raise GatewayInputError(f"unknown argument(s) {', '.join(unknown)}: call_tool takes name (a tool from search_tools) and arguments (an object of its inputs)")
+            raise GatewayInputError(
+                (
+                    f"unknown argument(s) {', '.join(unknown)}: call_tool takes name (a tool from search_tools) "
+                    "and arguments (an object of its inputs)"
+                )
+            )
         name, args = arguments.get("name"), arguments.get("arguments", {})
         if not isinstance(name, str) or not name.strip():
-            raise GatewayInputError(f"name is missing: pass the tool's name as search_tools gives it, e.g. {{\"name\": \"{example}\", \"arguments\": {{...}}}}")
+            raise GatewayInputError(
+                (
+                    "name is missing: pass the tool's name as search_tools gives it, e.g. "
+                    f'{{"name": "{example}", "arguments": {{...}}}}'
+                )
+            )
         if args is None:
             args = {}
         if not isinstance(args, dict):
@@ -159,12 +189,19 @@ class Gateway:
         if target is None:
             close = difflib.get_close_matches(name, list(self.targets), n=3, cutoff=0.6)
             hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
-            raise GatewayInputError(f"unknown tool {name[:100]!r}: {hint}find tools with search_tools(query, k) and pass a name it returns")
+            raise GatewayInputError(
+                f"unknown tool {name[:100]!r}: {hint}find tools with search_tools(query, k) and pass a name it returns"
+            )
         problem = self._schema_problem(name, target.input_schema, args)
         if problem:
             from libra.serve.server import schema_line
 
-            raise GatewayInputError(f"arguments do not fit {name}'s input schema: {problem}. It takes {schema_line(target.input_schema)} (* = required)")
+            raise GatewayInputError(
+                (
+                    f"arguments do not fit {name}'s input schema: {problem}. It takes "
+                    f"{schema_line(target.input_schema)} (* = required)"
+                )
+            )
         return target, args
 
     def _schema_problem(self, name: str, schema: dict[str, Any], args: dict[str, Any]) -> str | None:
@@ -212,12 +249,26 @@ class Gateway:
                 if not conn.alive:
                     conn.start()
                 if target.tool not in {t.name for t in conn.tools}:
-                    raise GatewayInputError(f"MCP server {target.server!r} no longer offers {target.tool!r} (the library was built from another version of it): rebuild the library, or use another tool")
+                    raise GatewayInputError(
+                        (
+                            f"MCP server {target.server!r} no longer offers {target.tool!r} (the library was "
+                            "built from another version of it): rebuild the library, or use another tool"
+                        )
+                    )
                 return conn.call(target.tool, args)
             except McpServerError as exc:
-                raise GatewayInputError(f"{name} cannot run: {exc}. The server's [[mcp]] configuration needs fixing; other servers' tools still work") from None
+                raise GatewayInputError(
+                    (
+                        f"{name} cannot run: {exc}. The server's [[mcp]] configuration needs fixing; other "
+                        "servers' tools still work"
+                    )
+                ) from None
             except CallFailed as exc:
-                again = " Call again: the server starts afresh (what it held in memory, such as a session, is gone)." if exc.fatal else ""
+                again = (
+                    " Call again: the server starts afresh (what it held in memory, such as a session, is gone)."
+                    if exc.fatal
+                    else ""
+                )
                 raise GatewayInputError(f"{name} failed: {exc}.{again}") from None
 
     def _connection(self, server: str) -> Any:
@@ -232,7 +283,9 @@ class Gateway:
                     self._loop = _LoopThread()
                     self._logdir = Path(tempfile.mkdtemp(prefix="libra-gateway-"))
                 assert self._logdir is not None
-                conn = self._conns[server] = Connection(self.specs[server], self.workdir, self._logdir, self._loop, environment=inherited_environment)
+                conn = self._conns[server] = Connection(
+                    self.specs[server], self.workdir, self._logdir, self._loop, environment=inherited_environment
+                )
                 self._started.append(conn)
             return conn
 

@@ -147,7 +147,11 @@ def _flat_optionals(node: Any) -> Any:
         return node
     out = {k: _flat_optionals(v) for k, v in node.items()}
     branches = out.get("anyOf")
-    if isinstance(branches, list) and "type" not in out and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches):
+    if (
+        isinstance(branches, list)
+        and "type" not in out
+        and all(isinstance(b, dict) and set(b) == {"type"} and isinstance(b["type"], str) for b in branches)
+    ):
         del out["anyOf"]
         out["type"] = [b["type"] for b in branches]
     return out
@@ -160,7 +164,10 @@ def structured(response: SearchResponse) -> dict[str, Any]:
     return {
         "query": response.query,
         "k": response.k,
-        "results": [{**vars(r), "promoted_by": list(r.promoted_by), "prerequisites": [dict(vars(p)) for p in r.prerequisites]} for r in response.results],
+        "results": [
+            {**vars(r), "promoted_by": list(r.promoted_by), "prerequisites": [dict(vars(p)) for p in r.prerequisites]}
+            for r in response.results
+        ],
     }
 
 
@@ -168,8 +175,18 @@ def input_schema(max_k: int) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
-            "query": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS, "description": "what the agent wants to do, in words (e.g. 'add a lamp to my cart')"},
-            "k": {"type": "integer", "minimum": 1, "maximum": max_k, "description": f"how many tools to return, 1 to {max_k}"},
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MAX_QUERY_CHARS,
+                "description": "what the agent wants to do, in words (e.g. 'add a lamp to my cart')",
+            },
+            "k": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": max_k,
+                "description": f"how many tools to return, 1 to {max_k}",
+            },
         },
         "required": ["query", "k"],
     }
@@ -192,16 +209,25 @@ def check_arguments(arguments: dict[str, Any], max_k: int) -> tuple[str, int]:
     """``(query, k)`` from a call's arguments, or :class:`SearchInputError` saying what to change."""
     unknown = sorted(set(arguments) - {"query", "k"})
     if unknown:
-        raise SearchInputError(f"unknown argument(s) {', '.join(unknown)}: search_tools takes query (text) and k (1 to {max_k})")
+        raise SearchInputError(
+            f"unknown argument(s) {', '.join(unknown)}: search_tools takes query (text) and k (1 to {max_k})"
+        )
     query, k = arguments.get("query"), arguments.get("k")
     if query is None:
-        raise SearchInputError("query is missing: pass the task in words, e.g. {\"query\": \"add a lamp to my cart\", \"k\": 5}")
+        raise SearchInputError(
+            'query is missing: pass the task in words, e.g. {"query": "add a lamp to my cart", "k": 5}'
+        )
     if not isinstance(query, str):
         raise SearchInputError(f"query must be text, got {type(query).__name__}: pass the task in words")
     if not query.strip():
         raise SearchInputError("query is empty: describe the task in words, e.g. 'add a lamp to my cart'")
     if len(query) > MAX_QUERY_CHARS:
-        raise SearchInputError(f"query is {len(query):,} characters long; send at most {MAX_QUERY_CHARS:,}: describe the task in a sentence or two")
+        raise SearchInputError(
+            (
+                f"query is {len(query):,} characters long; send at most {MAX_QUERY_CHARS:,}: describe the task "
+                "in a sentence or two"
+            )
+        )
     if k is None:
         raise SearchInputError(f"k is missing: pass how many tools to return, 1 to {max_k}")
     if isinstance(k, float) and k.is_integer():
@@ -211,7 +237,9 @@ def check_arguments(arguments: dict[str, Any], max_k: int) -> tuple[str, int]:
     if k < 1:
         raise SearchInputError(f"k must be at least 1, got {k}: pass how many tools to return, 1 to {max_k}")
     if k > max_k:
-        raise SearchInputError(f"k must be at most {max_k}, got {k}: ask for fewer tools, and search again with another query for more")
+        raise SearchInputError(
+            f"k must be at most {max_k}, got {k}: ask for fewer tools, and search again with another query for more"
+        )
     return query, k
 
 
@@ -241,7 +269,12 @@ def text_form(query: str, results: list[Result]) -> str:
     return "\n".join(lines)
 
 
-def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder | None = None, max_k: int = MAX_K, name: str = "libra") -> Any:
+def build_server(
+    searcher: Searcher | SearcherLoading,
+    forwarder: ToolForwarder | None = None,
+    max_k: int = MAX_K,
+    name: str = "libra",
+) -> Any:
     """The MCP server over ``searcher`` (and ``forwarder``'s tools, when given). A :class:`SearcherLoading` is
     started by the caller (the server never waits for it before a search needs it)."""
     import anyio
@@ -256,7 +289,9 @@ def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder 
     @lru_cache(maxsize=1)
     def search_tool() -> Any:
         """Built on first use: its output schema comes from the result types, which import numpy."""
-        return types.Tool(name=SEARCH_TOOL, description=DESCRIPTION, input_schema=input_schema(max_k), output_schema=output_schema())
+        return types.Tool(
+            name=SEARCH_TOOL, description=DESCRIPTION, input_schema=input_schema(max_k), output_schema=output_schema()
+        )
 
     def error(message: str) -> Any:
         return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
@@ -271,7 +306,12 @@ def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder 
                 served = [t.name for t in forwarder.tools()]
                 if params.name in served:
                     return await forwarder.call(params.name, arguments)
-                return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and {', '.join(served)}; run a tool search_tools found through {served[0]}")
+                return error(
+                    (
+                        f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and "
+                        f"{', '.join(served)}; run a tool search_tools found through {served[0]}"
+                    )
+                )
             return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k)")
         try:
             query, k = check_arguments(arguments, max_k)
@@ -286,7 +326,9 @@ def build_server(searcher: Searcher | SearcherLoading, forwarder: ToolForwarder 
         except LibraError as exc:  # e.g. the embedding model cannot load: the client shows why
             return error(f"search failed: {exc}")
         data = structured(SearchResponse(query, k, results))
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text_form(query, results))], structured_content=data)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text_form(query, results))], structured_content=data
+        )
 
     return Server(name, version=__version__, instructions=DESCRIPTION, on_list_tools=list_tools, on_call_tool=call_tool)
 

@@ -9,5 +9,11 @@ from libra._util.lazy import exports
 __all__ = ["McpSource", "ToolSpec", "ToolsBenchmark", "load_project", "parse_spec"]
 __getattr__, __dir__ = exports(
     __name__,
-    {"McpSource": ".mcp", "ToolSpec": ".python", "parse_spec": ".python", "ToolsBenchmark": ".user", "load_project": ".project"},
+    {
+        "McpSource": ".mcp",
+        "ToolSpec": ".python",
+        "parse_spec": ".python",
+        "ToolsBenchmark": ".user",
+        "load_project": ".project",
+    },
 )

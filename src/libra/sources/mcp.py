@@ -130,7 +130,11 @@ class McpSource(Benchmark):
 
     def _new_runtime(self) -> McpRuntime:
         if any(not rt.closed for rt in self.opened if rt is not self._parked):
-            raise ToolRuntimeError(f"a runtime of {self.name!r} is still open: its servers share one sandbox, close it first")
-        rt = McpRuntime(self.specs, self.template, workdir=self.workdir, name=self.name, allow_network=self.allow_network)
+            raise ToolRuntimeError(
+                f"a runtime of {self.name!r} is still open: its servers share one sandbox, close it first"
+            )
+        rt = McpRuntime(
+            self.specs, self.template, workdir=self.workdir, name=self.name, allow_network=self.allow_network
+        )
         self.opened.append(rt)
         return rt

@@ -73,7 +73,9 @@ class Project:
     build: dict[str, Any] = field(default_factory=dict)
 
 
-def make_mcp_source(servers: Sequence[Any], sandbox: Sandbox, *, name: str | None = None, fixtures: Mapping[str, Any] | None = None) -> Any:
+def make_mcp_source(
+    servers: Sequence[Any], sandbox: Sandbox, *, name: str | None = None, fixtures: Mapping[str, Any] | None = None
+) -> Any:
     """The one place a build turns ``[[mcp]]`` servers and ``[sandbox]`` into something to build: an
     :class:`~libra.sources.mcp.McpSource` (a benchmark whose servers share one sandbox directory)."""
     from libra.sources.mcp import McpSource
@@ -122,7 +124,9 @@ def _python(entries: Any, path: Path) -> list[ToolSpec]:
         section = f"[[python]] #{i}"
         _check_keys(entry, PYTHON_KEYS, path, section)
         if "tools" not in entry:
-            raise ConfigError(f"{_where(path, section)}: missing key 'tools' (MODULE[:OBJECT] or path/to/file.py[:OBJECT])")
+            raise ConfigError(
+                f"{_where(path, section)}: missing key 'tools' (MODULE[:OBJECT] or path/to/file.py[:OBJECT])"
+            )
         namespace = entry.get("namespace")
         if namespace is not None:
             _string(namespace, path, section, "namespace")
@@ -156,16 +160,25 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
         section = f"[[mcp]] #{i}"
         _check_keys(entry, mcp_keys(), path, section)
         if "name" not in entry:
-            raise ConfigError(f"{_where(path, section)}: missing key 'name' (the server's name, which prefixes its tools)")
+            raise ConfigError(
+                f"{_where(path, section)}: missing key 'name' (the server's name, which prefixes its tools)"
+            )
         name = _string(entry["name"], path, section, "name")
         if not _SERVER_NAME.match(name):
-            raise ConfigError(f"{_where(path, section)}: name {name!r} must start with a letter and hold only letters, digits, '_' and '-'")
+            raise ConfigError(
+                (
+                    f"{_where(path, section)}: name {name!r} must start with a letter and hold only letters, "
+                    "digits, '_' and '-'"
+                )
+            )
         if any(s.name == name for s in servers):
             raise ConfigError(f"{_where(path, section)}: a server named {name!r} is already listed")
         section = f"[[mcp]] {name}"
         command, url = entry.get("command"), entry.get("url")
         if command is None and url is None:
-            raise ConfigError(f"{_where(path, section)}: missing key 'command' (a stdio server) or 'url' (a Streamable HTTP server)")
+            raise ConfigError(
+                f"{_where(path, section)}: missing key 'command' (a stdio server) or 'url' (a Streamable HTTP server)"
+            )
         if command is not None:
             _string(command, path, section, "command")
             if "{" not in command and find_command(command) is None:
@@ -180,7 +193,9 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
             raise ConfigError(f"{_where(path, section)}: args must be a list of strings")
         env = entry.get("env", {})
         if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-            raise ConfigError(f"{_where(path, section)}: env must be a table of string values, e.g. env = {{ HOME = \"{{sandbox}}\" }}")
+            raise ConfigError(
+                f'{_where(path, section)}: env must be a table of string values, e.g. env = {{ HOME = "{{sandbox}}" }}'
+            )
         try:
             servers.append(ServerSpec.from_config(entry))
         except ConfigError as exc:
@@ -284,5 +299,5 @@ def load_project(path: str | Path) -> Project:
     if "build" in data:
         project.build = _build(data["build"], path)
     if not project.python and not project.mcp:
-        raise ConfigError(f"{path.name} names no tools: add a [[python]] tools = \"...\" or an [[mcp]] server")
+        raise ConfigError(f'{path.name} names no tools: add a [[python]] tools = "..." or an [[mcp]] server')
     return project

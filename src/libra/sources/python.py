@@ -66,10 +66,16 @@ class ToolSpec:
 
 
 def parse_spec(text: str, namespace: str | None = None) -> ToolSpec:
-    """Parse ``[NAMESPACE=]MODULE_OR_FILE[:OBJECT]``; ``namespace`` (from a project file) applies when the text has none."""
+    """Parse ``[NAMESPACE=]MODULE_OR_FILE[:OBJECT]``; ``namespace`` (from a project file) applies when the text has
+    none."""
     raw = text.strip()
     if not raw:
-        raise ConfigError("a tools source must not be empty: give MODULE, MODULE:OBJECT, path/to/file.py[:OBJECT], optionally NAMESPACE=...")
+        raise ConfigError(
+            (
+                "a tools source must not be empty: give MODULE, MODULE:OBJECT, path/to/file.py[:OBJECT], "
+                "optionally NAMESPACE=..."
+            )
+        )
     head, eq, rest = raw.partition("=")
     if eq and _NAMESPACE.match(head.strip()):
         namespace, raw = head.strip(), rest.strip()
@@ -79,7 +85,9 @@ def parse_spec(text: str, namespace: str | None = None) -> ToolSpec:
     if not target:
         raise ConfigError(f"tools source {text!r} names no module or file before ':'")
     if namespace is not None and not _NAMESPACE.match(namespace):
-        raise ConfigError(f"namespace {namespace!r} must start with a letter and hold only letters, digits, '_' and '-'")
+        raise ConfigError(
+            f"namespace {namespace!r} must start with a letter and hold only letters, digits, '_' and '-'"
+        )
     spec = ToolSpec(target, obj or None, namespace)
     if not spec.is_file and not _IDENT_PATH.match(target):
         raise ConfigError(f"tools source {text!r}: {target!r} is neither a dotted module name nor a path to a .py file")
@@ -93,16 +101,29 @@ def _import_file(path_text: str) -> ModuleType:
     objects of the module's classes by module name, and worker processes import the file again."""
     path = Path(path_text).expanduser()
     if not path.is_file():
-        raise ConfigError(f"no Python file at {path_text}" + (" (it is a directory: name a .py file, or the package as a dotted module)" if path.is_dir() else ""))
+        raise ConfigError(
+            f"no Python file at {path_text}"
+            + (" (it is a directory: name a .py file, or the package as a dotted module)" if path.is_dir() else "")
+        )
     path = path.resolve()
     name = path.stem
     if not name.isidentifier():
-        raise ConfigError(f"{path_text}: the file name {path.name!r} is not a valid module name (rename it with letters, digits and '_')")
+        raise ConfigError(
+            (
+                f"{path_text}: the file name {path.name!r} is not a valid module name (rename it with letters, "
+                "digits and '_')"
+            )
+        )
     loaded = sys.modules.get(name)
     if loaded is not None:
         if Path(getattr(loaded, "__file__", "") or "").resolve() == path:
             return loaded
-        raise ConfigError(f"{path_text}: a module named {name!r} is already imported from {getattr(loaded, '__file__', None) or 'built-ins'}: rename the file")
+        raise ConfigError(
+            (
+                f"{path_text}: a module named {name!r} is already imported from "
+                f"{getattr(loaded, '__file__', None) or 'built-ins'}: rename the file"
+            )
+        )
     spec = importlib.util.spec_from_file_location(name, path)
     if path.suffix != ".py" or spec is None or spec.loader is None:
         raise ConfigError(f"{path_text}: not a Python file (name a .py file)")
@@ -133,7 +154,9 @@ def _import_module(name: str) -> ModuleType:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
         if exc.name and (name == exc.name or name.startswith(exc.name + ".")):
-            raise ConfigError(f"no module named {name!r} (not installed, and not under the current directory or PYTHONPATH)") from None
+            raise ConfigError(
+                f"no module named {name!r} (not installed, and not under the current directory or PYTHONPATH)"
+            ) from None
         raise ConfigError(f"cannot import {name}: {type(exc).__name__}: {exc}") from None
     except KeyboardInterrupt:
         raise
@@ -168,7 +191,11 @@ def _required_args(func: Callable[..., Any]) -> list[str]:
         params = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):
         return []
-    return [p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    return [
+        p.name
+        for p in params
+        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
 
 
 def _lookup(module: ModuleType, spec: ToolSpec) -> Any:
@@ -192,7 +219,11 @@ def resolve(spec: ToolSpec) -> Source:
     if spec.obj is None:
         names = public_functions(module)
         if not names:
-            classes = [n for n, v in vars(module).items() if isinstance(v, type) and v.__module__ == module.__name__ and not n.startswith("_")]
+            classes = [
+                n
+                for n, v in vars(module).items()
+                if isinstance(v, type) and v.__module__ == module.__name__ and not n.startswith("_")
+            ]
             hint = f": name a class or factory, e.g. {spec.target}:{classes[0]}" if classes else ""
             raise ConfigError(f"{where} defines no public functions, so it has no tools{hint}")
         short = module.__name__.rsplit(".", 1)[-1]
@@ -202,12 +233,19 @@ def resolve(spec: ToolSpec) -> Source:
         if isinstance(obj, type):
             missing = _required_args(obj)
             if missing:
-                raise ConfigError(f"{where}: class {obj.__name__} needs constructor arguments {missing}: name a factory function that returns an instance instead")
+                raise ConfigError(
+                    (
+                        f"{where}: class {obj.__name__} needs constructor arguments {missing}: name a factory "
+                        "function that returns an instance instead"
+                    )
+                )
             cls, factory = obj, None
         elif inspect.isfunction(obj) or inspect.isbuiltin(obj):
             missing = _required_args(obj)
             if missing:
-                raise ConfigError(f"{where}: factory {spec.obj} needs arguments {missing}: a factory is called with none")
+                raise ConfigError(
+                    f"{where}: factory {spec.obj} needs arguments {missing}: a factory is called with none"
+                )
             try:
                 instance = obj()
             except KeyboardInterrupt:
@@ -216,7 +254,12 @@ def resolve(spec: ToolSpec) -> Source:
                 raise ConfigError(f"{where}: calling {spec.obj}() failed: {type(exc).__name__}: {exc}") from None
             cls, factory = type(instance), obj
             if cls.__module__ == "builtins" or isinstance(instance, ModuleType):
-                raise ConfigError(f"{where}: factory {spec.obj} returned a {cls.__name__}, not an instance of a class with tool methods")
+                raise ConfigError(
+                    (
+                        f"{where}: factory {spec.obj} returned a {cls.__name__}, not an instance of a class with "
+                        "tool methods"
+                    )
+                )
         else:
             raise ConfigError(f"{where}: {spec.obj} is a {type(obj).__name__}, not a class or a factory function")
         methods = public_methods(cls)
@@ -265,7 +308,12 @@ def published_names(sources: Sequence[Source]) -> dict[str, str]:
     taken = Counter(names.values())
     clashes = sorted(n for n, c in taken.items() if c > 1)
     if clashes:
-        raise ConfigError(f"tool name(s) {', '.join(clashes)} would be published twice: give one of the sources a namespace (NAMESPACE=SOURCE)")
+        raise ConfigError(
+            (
+                f"tool name(s) {', '.join(clashes)} would be published twice: give one of the sources a "
+                "namespace (NAMESPACE=SOURCE)"
+            )
+        )
     return names
 
 
@@ -275,7 +323,9 @@ def resolve_all(specs: Sequence[ToolSpec]) -> list[Source]:
     owners = Counter(s.owner for s in sources)
     twice = sorted(o for o, c in owners.items() if c > 1)
     if twice:
-        raise ConfigError(f"tools source(s) {', '.join(twice)} are given twice (or two sources share that name): give each once")
+        raise ConfigError(
+            f"tools source(s) {', '.join(twice)} are given twice (or two sources share that name): give each once"
+        )
     published_names(sources)
     return sources
 
@@ -292,7 +342,9 @@ def fixtures_of(sources: Sequence[Source]) -> dict[str, Any]:
         if fixtures is None:
             continue
         if not isinstance(fixtures, dict):
-            raise ConfigError(f"{s.spec.target}: {FIXTURES_NAME} must be a dict of fact name -> value, got {type(fixtures).__name__}")
+            raise ConfigError(
+                f"{s.spec.target}: {FIXTURES_NAME} must be a dict of fact name -> value, got {type(fixtures).__name__}"
+            )
         for k, v in fixtures.items():
             if k in out and out[k] != v:
                 raise ConfigError(f"fixture {k!r} has two different values in two tool modules: keep one")
@@ -310,7 +362,14 @@ def runtime_of(sources: Sequence[Source], name: str = "tools") -> Any:
     modules = list({s.module.__name__: s.module for s in sources if s.cls is None}.values())
     instances = {s.cls.__name__: s.factory for s in sources if s.cls is not None and s.factory is not None}
     try:
-        return PythonRuntime(classes=classes, modules=modules, names=published_names(sources), instances=instances, trusted=True, name=name)
+        return PythonRuntime(
+            classes=classes,
+            modules=modules,
+            names=published_names(sources),
+            instances=instances,
+            trusted=True,
+            name=name,
+        )
     except ToolRuntimeError as exc:
         raise ConfigError(f"tools sources: {exc}") from None
 
@@ -322,7 +381,9 @@ def add_search_path(folders: Sequence[str]) -> None:
             sys.path.append(folder)
 
 
-def make_tools_runtime(specs: tuple[str, ...], cwd: str | None = None, name: str = "tools", search: tuple[str, ...] = ()) -> Any:
+def make_tools_runtime(
+    specs: tuple[str, ...], cwd: str | None = None, name: str = "tools", search: tuple[str, ...] = ()
+) -> Any:
     """The runtime of ``specs`` (source texts, ``namespace=`` included), built from scratch: the picklable
     factory worker processes call. ``cwd`` is the directory relative file paths and module names are found
     from (the parent's, so a worker started elsewhere finds the same files); ``search`` adds folders where
@@ -330,7 +391,12 @@ def make_tools_runtime(specs: tuple[str, ...], cwd: str | None = None, name: str
     add_search_path(([cwd] if cwd else []) + list(search))
     parsed = [parse_spec(s) for s in specs]
     if cwd:
-        parsed = [ToolSpec(str(Path(cwd, p.target)), p.obj, p.namespace) if p.is_file and not Path(p.target).is_absolute() else p for p in parsed]
+        parsed = [
+            ToolSpec(str(Path(cwd, p.target)), p.obj, p.namespace)
+            if p.is_file and not Path(p.target).is_absolute()
+            else p
+            for p in parsed
+        ]
     return runtime_of(resolve_all(parsed), name)
 
 

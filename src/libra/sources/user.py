@@ -46,9 +46,16 @@ class ToolsBenchmark(Benchmark):
         self.sources = resolve_all(self.specs)
         self.name = name or "+".join(dict.fromkeys(s.owner for s in self.sources))
         module_fixtures = fixtures_of(self.sources)
-        clash = sorted(k for k in set(module_fixtures) & set(fixtures or {}) if module_fixtures[k] != (fixtures or {})[k])
+        clash = sorted(
+            k for k in set(module_fixtures) & set(fixtures or {}) if module_fixtures[k] != (fixtures or {})[k]
+        )
         if clash:
-            raise ConfigError(f"fixture(s) {', '.join(clash)} have one value in the tool module and another in the project file: keep one")
+            raise ConfigError(
+                (
+                    f"fixture(s) {', '.join(clash)} have one value in the tool module and another in the project "
+                    "file: keep one"
+                )
+            )
         self._fixtures = {**module_fixtures, **(fixtures or {})}
         self._tasks = list(tasks)
         runtime = runtime_of(self.sources, self.name)
@@ -143,11 +150,21 @@ class MixedBenchmark(Benchmark):
         self.calling_convention = python.calling_convention
         clash = sorted(set(python.catalog().names) & set(mcp.catalog().names))
         if clash:
-            raise ConfigError(f"tool name(s) {', '.join(clash)} come from both a [[python]] source and an [[mcp]] server: give the source a namespace")
+            raise ConfigError(
+                (
+                    f"tool name(s) {', '.join(clash)} come from both a [[python]] source and an [[mcp]] server: "
+                    "give the source a namespace"
+                )
+            )
         fix_py, fix_mcp = python.fixtures(), mcp.fixtures()
         differ = sorted(k for k in set(fix_py) & set(fix_mcp) if fix_py[k] != fix_mcp[k])
         if differ:
-            raise ConfigError(f"fixture(s) {', '.join(differ)} have different values for the Python tools and the MCP servers: keep one")
+            raise ConfigError(
+                (
+                    f"fixture(s) {', '.join(differ)} have different values for the Python tools and the MCP "
+                    "servers: keep one"
+                )
+            )
         self._fixtures = {**fix_py, **fix_mcp}
         conventions = {"contract_rules": mcp.contract_rules, "calling_convention": mcp.calling_convention}
         mcp_tools = [replace(t, metadata={**conventions, **t.metadata}) for t in mcp.catalog()]

@@ -69,10 +69,17 @@ def _run_in_env(*args: str, timeout: float = 600.0) -> None:
             timeout=timeout,
         )
     except subprocess.TimeoutExpired:
-        raise MissingDependencyError(f"the AppWorld environment did not finish '{args[0]}' within {timeout:.0f}s: re-create it ({appworld_env.SETUP_HINT} --force)") from None
+        raise MissingDependencyError(
+            (
+                f"the AppWorld environment did not finish '{args[0]}' within {timeout:.0f}s: re-create it "
+                f"({appworld_env.SETUP_HINT} --force)"
+            )
+        ) from None
     if proc.returncode != 0:
         tail = " | ".join(proc.stderr.strip().splitlines()[-2:])
-        raise MissingDependencyError(f"the AppWorld environment failed '{args[0]}' ({tail}): re-create it ({appworld_env.SETUP_HINT} --force)")
+        raise MissingDependencyError(
+            f"the AppWorld environment failed '{args[0]}' ({tail}): re-create it ({appworld_env.SETUP_HINT} --force)"
+        )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -91,7 +98,9 @@ def decrypted_tasks_file() -> Path:
         return target
     _run_in_env("decrypt", str(bundle), str(folder))
     if not target.exists():
-        raise CatalogError(f"decrypting {bundle.name} did not produce {target}: the bundle may be damaged; reinstall libra-tools")
+        raise CatalogError(
+            f"decrypting {bundle.name} did not produce {target}: the bundle may be damaged; reinstall libra-tools"
+        )
     stamp.write_text(digest + "\n")
     return target
 
@@ -104,9 +113,18 @@ def _read_bundle_tasks() -> list[Task]:
             continue
         try:
             rec = json.loads(line)
-            tasks.append(Task(id=rec["id"], query=rec["instruction"], gold=tuple(rec["required_apis"]), metadata={"split": rec["split"], **rec.get("metadata", {})}))
+            tasks.append(
+                Task(
+                    id=rec["id"],
+                    query=rec["instruction"],
+                    gold=tuple(rec["required_apis"]),
+                    metadata={"split": rec["split"], **rec.get("metadata", {})},
+                )
+            )
         except (json.JSONDecodeError, KeyError) as exc:
-            raise CatalogError(f"{path}:{n} is not a valid task record ({exc}): delete {path.parent} to decrypt again") from None
+            raise CatalogError(
+                f"{path}:{n} is not a valid task record ({exc}): delete {path.parent} to decrypt again"
+            ) from None
     return tasks
 
 
@@ -118,14 +136,21 @@ def _read_official_tasks(data_dir: Path) -> list[Task]:
         try:
             ids = [i.strip() for i in listing.read_text(encoding="utf-8").splitlines() if i.strip()]
         except OSError:
-            raise CatalogError(f"{listing} is missing: LIBRA_APPWORLD_DATA must point at AppWorld's data/ folder") from None
+            raise CatalogError(
+                f"{listing} is missing: LIBRA_APPWORLD_DATA must point at AppWorld's data/ folder"
+            ) from None
         for task_id in ids:
             folder = data_dir / "tasks" / task_id
             try:
                 specs = json.loads((folder / "specs.json").read_text(encoding="utf-8"))
                 code = (folder / "ground_truth" / "compiled_solution.py").read_text(encoding="utf-8")
             except (OSError, json.JSONDecodeError) as exc:
-                raise CatalogError(f"AppWorld task {task_id}: cannot read specs.json / ground_truth/compiled_solution.py ({exc.__class__.__name__}): check {folder}") from None
+                raise CatalogError(
+                    (
+                        f"AppWorld task {task_id}: cannot read specs.json / ground_truth/compiled_solution.py "
+                        f"({exc.__class__.__name__}): check {folder}"
+                    )
+                ) from None
             gold = sorted(set(re.findall(r"apis\.(\w+\.\w+)", code)))
             tasks.append(Task(id=task_id, query=specs["instruction"], gold=tuple(gold), metadata={"split": split}))
     return tasks
@@ -182,7 +207,10 @@ def apply_constraints(schema: dict[str, Any], constraints: list[str]) -> dict[st
             if head == "length":
                 for cmp in rest.split(","):
                     op, num = cmp.split()
-                    key = {">=": "minItems" if is_array else "minLength", "<=": "maxItems" if is_array else "maxLength"}[op]
+                    key = {
+                        ">=": "minItems" if is_array else "minLength",
+                        "<=": "maxItems" if is_array else "maxLength",
+                    }[op]
                     out[key] = int(float(num))
             elif head == "value" and rest.startswith("in "):
                 out["enum"] = list(ast.literal_eval(rest[3:]))
@@ -250,7 +278,9 @@ def load_catalog() -> Catalog:
 # ---------------------------------------------------------------------------------------------------------------
 # runtime
 # ---------------------------------------------------------------------------------------------------------------
-def make_appworld_runtime(workers: int | None = None, timeout_s: float = 30.0, memory_mb: float | None = 2048, **kwargs: Any):
+def make_appworld_runtime(
+    workers: int | None = None, timeout_s: float = 30.0, memory_mb: float | None = 2048, **kwargs: Any
+):
     """``workers`` AppWorld servers (default: CPU count) in the AppWorld environment, behind the Runtime protocol."""
     from libra.runtime.workers.remote import RemoteRuntime
 
@@ -287,7 +317,10 @@ class AppWorldBenchmark(Benchmark):
         "libra": (21.8, 40.7, 39.1),
     }
     paper_notes = {
-        "bm25": "the dataset README measures 16.6/31.9/34.8 with the paper's own BM25 settings; the paper's protocol differs somewhere",
+        "bm25": (
+            "the dataset README measures 16.6/31.9/34.8 with the paper's own BM25 settings; the paper's protocol "
+            "differs somewhere"
+        ),
         "dense": "paper: QTS with Qwen3-Embedding-0.6B",
     }
 
@@ -304,7 +337,12 @@ class AppWorldBenchmark(Benchmark):
         for t in tasks:
             unknown = [g for g in t.gold if g not in names]
             if unknown:
-                raise CatalogError(f"AppWorld task {t.id} needs {unknown[0]!r}, which is not in the generated catalog: regenerate it (delete {cache_folder() / 'api_docs.json'})")
+                raise CatalogError(
+                    (
+                        f"AppWorld task {t.id} needs {unknown[0]!r}, which is not in the generated catalog: "
+                        f"regenerate it (delete {cache_folder() / 'api_docs.json'})"
+                    )
+                )
         return tasks
 
     def fixtures(self) -> dict[str, Any]:

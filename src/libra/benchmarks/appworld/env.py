@@ -72,7 +72,9 @@ def appworld_env_vars(root: Path | None = None, appworld_root: Path | None = Non
 def require_env() -> Path:
     """The environment's interpreter, or one actionable error line saying how to create it."""
     if not is_ready():
-        raise MissingDependencyError(f"the AppWorld benchmark needs its own environment at {venv_dir()} (not set up): {SETUP_HINT}")
+        raise MissingDependencyError(
+            f"the AppWorld benchmark needs its own environment at {venv_dir()} (not set up): {SETUP_HINT}"
+        )
     return python_path()
 
 
@@ -107,7 +109,9 @@ def ensure_env(force: bool = False, base_python: str | None = None, quiet: bool 
     workdir.mkdir(exist_ok=True)
     _run([str(root / "bin" / "appworld"), "install"], env=env, cwd=workdir)
     seconds = time.perf_counter() - t0
-    atomic_write_json(root / _MARKER, {"requirement": APPWORLD_REQUIREMENT, "python": base, "setup_seconds": round(seconds, 1)})
+    atomic_write_json(
+        root / _MARKER, {"requirement": APPWORLD_REQUIREMENT, "python": base, "setup_seconds": round(seconds, 1)}
+    )
     say(f"AppWorld environment ready in {seconds:.0f}s: {py}")
     return py
 

@@ -57,7 +57,12 @@ SUPERVISOR = {
     "birthday": "1990-04-12",
     "sex": "female",
 }
-CONTACT = {"first_name": "Jordan", "last_name": "Reyes", "email": "jordan.reyes@gmail.com", "phone_number": "4155550187"}
+CONTACT = {
+    "first_name": "Jordan",
+    "last_name": "Reyes",
+    "email": "jordan.reyes@gmail.com",
+    "phone_number": "4155550187",
+}
 SOCIAL_APPS = ("phone", "gmail", "venmo", "splitwise", "todoist")
 FROZEN_AT = (2023, 5, 18, 12, 0, 0)  # AppWorld's DEFAULT_SYSTEM_DATETIME
 TOKENS_PART = "__revoked_tokens__"
@@ -78,7 +83,9 @@ def _password(app: str, who: str) -> str:
 
 def part_key(data: bytes) -> str:
     """Content hash of a serialized database, ignoring header bytes that count writes or restores, not content."""
-    if len(data) >= 100:  # file change counter (24), schema cookie (40: bumped by a backup restore), version-valid-for (92)
+    if (
+        len(data) >= 100
+    ):  # file change counter (24), schema cookie (40: bumped by a backup restore), version-valid-for (92)
         data = data[:24] + b"\0" * 4 + data[28:40] + b"\0" * 4 + data[44:92] + b"\0" * 4 + data[96:]
     return hashlib.sha256(data).hexdigest()
 
@@ -115,7 +122,12 @@ def _jsonable(v: Any) -> Any:
 
 
 def _tables(conn: sqlite3.Connection) -> list[str]:
-    names = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    names = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+        )
+    ]
     shadows = {f + s for f in names if f.endswith("_fts") for s in _FTS_SHADOW}
     return [n for n in names if n not in shadows]
 
@@ -125,7 +137,9 @@ def _raw_rows(conn: sqlite3.Connection, table: str) -> tuple[list[str], list[tup
     return [d[0] for d in cur.description], cur.fetchall()
 
 
-def _rows(conn: sqlite3.Connection, table: str, raw: tuple[list[str], list[tuple[Any, ...]]] | None = None) -> dict[Any, dict[str, Any]]:
+def _rows(
+    conn: sqlite3.Connection, table: str, raw: tuple[list[str], list[tuple[Any, ...]]] | None = None
+) -> dict[Any, dict[str, Any]]:
     cols, rows = raw if raw is not None else _raw_rows(conn, table)
     out = {}
     for row in rows:
@@ -182,7 +196,9 @@ def untouched_tables(before: bytes, after: bytes, conn: sqlite3.Connection) -> s
     # A full-text table keeping its own copy of the text (FTS3/4/5 without an external ``content=`` table) reads
     # its rows from its ``<name>_content`` shadow table and nothing else: untouched with all its shadow tables.
     shadows = {name for name, _page in owners}
-    for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts%'"):
+    for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts%'"
+    ):
         own = {name + suffix for suffix in _FTS_SHADOW_ALL} & shadows
         if name + "_content" in own and own <= same:
             same.add(name)
@@ -215,7 +231,9 @@ def diff_databases(before: bytes, after: bytes) -> dict[str, Any]:
             for k in ra:
                 if k in rb and ra[k] != rb[k]:
                     cols = [c for c in rb[k] if ra[k].get(c) != rb[k][c]]
-                    changed.append({"id": k, "before": {c: ra[k].get(c) for c in cols}, "after": {c: rb[k][c] for c in cols}})
+                    changed.append(
+                        {"id": k, "before": {c: ra[k].get(c) for c in cols}, "after": {c: rb[k][c] for c in cols}}
+                    )
             out[table] = {"added": added, "removed": removed, "changed": changed}
         return out
     finally:
@@ -261,7 +279,8 @@ def run_requests_inline(requester: Any) -> Any:
     Why it changes no answer: the same ASGI application handles the same request; only the threads differ, and the
     backend serves one request at a time (nothing runs concurrently that the threads kept apart). It saves four
     to six thread hand-offs per call. Every module holding ``anyio.to_thread.run_sync`` under that name (the
-    module itself, and those that imported it by name) gets the inline version. Returns a function that puts the threads back (None when the requester has
+    module itself, and those that imported it by name) gets the inline version. Returns a function that puts the threads
+    back (None when the requester has
     no ``TestClient`` with a portal: it is left as it is).
     """
     client = getattr(requester, "client", None)
@@ -423,7 +442,9 @@ class _DirectClient:
             assert sent["started"], "TestClient did not receive any response."
         elif not sent["started"]:
             out = {"status_code": 500, "headers": [], "stream": io.BytesIO()}
-        response = httpx.Response(out["status_code"], headers=out["headers"], stream=httpx.ByteStream(out["stream"].read()), request=request)
+        response = httpx.Response(
+            out["status_code"], headers=out["headers"], stream=httpx.ByteStream(out["stream"].read()), request=request
+        )
         response.default_encoding = self.client._default_encoding
         response.read()
         return response
@@ -436,7 +457,11 @@ def send_requests_direct(requester: Any) -> Any:
     client = getattr(requester, "client", None)
     transport = getattr(client, "_transport", None)
     needed = ("app", "root_path", "app_state", "raise_server_exceptions")
-    if client is None or not all(hasattr(transport, a) for a in needed) or not hasattr(client, "_build_redirect_request"):
+    if (
+        client is None
+        or not all(hasattr(transport, a) for a in needed)
+        or not hasattr(client, "_build_redirect_request")
+    ):
         return None
     portal = getattr(client, "portal", None)
     if isinstance(portal, _InlinePortal):
@@ -543,7 +568,15 @@ def memoize_route_choice(app: Any) -> Any:
             return await original(self, scope, receive, send)
         routes = self.routes
         try:
-            key = (id(self), id(routes), len(routes), get_route_path(scope), scope.get("root_path", ""), scope["method"], tuple(sorted(scope.get("path_params", {}).items())))
+            key = (
+                id(self),
+                id(routes),
+                len(routes),
+                get_route_path(scope),
+                scope.get("root_path", ""),
+                scope["method"],
+                tuple(sorted(scope.get("path_params", {}).items())),
+            )
             hash(key)
         except (TypeError, KeyError):
             return await original(self, scope, receive, send)
@@ -718,7 +751,11 @@ class AppWorldBackend:
         self._remember_tokens()
 
     def _revoked(self) -> dict[str, list[str]]:
-        return {app: sorted(m.blacklisted_tokens) for app, m in self.login_managers.items() if m is not None and getattr(m, "blacklisted_tokens", None)}
+        return {
+            app: sorted(m.blacklisted_tokens)
+            for app, m in self.login_managers.items()
+            if m is not None and getattr(m, "blacklisted_tokens", None)
+        }
 
     def _remember_tokens(self) -> None:
         data = json.dumps(self._revoked(), sort_keys=True).encode()
@@ -756,7 +793,12 @@ class AppWorldBackend:
 
     def invoke(self, parts: list[tuple[str, str, bytes]], tool: str, args: dict[str, Any]) -> dict[str, Any]:
         if tool not in self.public:
-            return {"status": "error", "output": None, "error": f"no public AppWorld API named {tool!r}", "parts": parts}
+            return {
+                "status": "error",
+                "output": None,
+                "error": f"no public AppWorld API named {tool!r}",
+                "parts": parts,
+            }
         self._restore(parts)
         app, api = tool.split(".", 1)
         state_key = hashlib.sha256("".join(k for _, k, _ in parts).encode()).hexdigest()
@@ -773,12 +815,20 @@ class AppWorldBackend:
                 result = {"status": "success", "output": output, "error": None}
             elif 400 <= status < 500:
                 message = output.get("message") if isinstance(output, dict) else None
-                result = {"status": "rejected", "output": output, "error": f"HTTP {status}: {message or json.dumps(output, default=str)[:300]}"}
+                result = {
+                    "status": "rejected",
+                    "output": output,
+                    "error": f"HTTP {status}: {message or json.dumps(output, default=str)[:300]}",
+                }
             else:
                 result = {"status": "error", "output": output, "error": f"HTTP {status}"}
         except Exception as exc:  # noqa: BLE001 - an exception inside the app is an error record
             msg = str(exc)
-            result = {"status": "error", "output": None, "error": f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__}
+            result = {
+                "status": "error",
+                "output": None,
+                "error": f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__,
+            }
             pure = not isinstance(exc, (MemoryError, RecursionError))  # the process's limits, not the call's
         finally:
             read, self._read = self._read, None
@@ -788,7 +838,11 @@ class AppWorldBackend:
         revoked = self._revoked()
         if revoked != before_revoked:
             self._remember_tokens()
-            state_changes["revoked_tokens"] = {app: sorted(set(v) - set(before_revoked.get(app, ()))) for app, v in revoked.items() if set(v) - set(before_revoked.get(app, ()))}
+            state_changes["revoked_tokens"] = {
+                app: sorted(set(v) - set(before_revoked.get(app, ())))
+                for app, v in revoked.items()
+                if set(v) - set(before_revoked.get(app, ()))
+            }
         for app_name in self.apps:
             if after[app_name] == counts[app_name]:
                 continue
@@ -844,13 +898,39 @@ class AppWorldBackend:
         album = sp.Album(title="Morning Light", artist_ids=[nova.id], release_date=datetime(2022, 3, 1), genre="pop")
         album.save()
         songs = [
-            sp.Song(title="First Light", artist_ids=[nova.id], album_id=album.id, duration=215, release_date=datetime(2022, 3, 1), genre="pop"),
-            sp.Song(title="Open Road", artist_ids=[nova.id], album_id=album.id, duration=189, release_date=datetime(2022, 3, 1), genre="pop"),
-            sp.Song(title="Paper Boats", artist_ids=[quiet.id], album_id=None, duration=240, release_date=datetime(2021, 9, 17), genre="indie"),
+            sp.Song(
+                title="First Light",
+                artist_ids=[nova.id],
+                album_id=album.id,
+                duration=215,
+                release_date=datetime(2022, 3, 1),
+                genre="pop",
+            ),
+            sp.Song(
+                title="Open Road",
+                artist_ids=[nova.id],
+                album_id=album.id,
+                duration=189,
+                release_date=datetime(2022, 3, 1),
+                genre="pop",
+            ),
+            sp.Song(
+                title="Paper Boats",
+                artist_ids=[quiet.id],
+                album_id=None,
+                duration=240,
+                release_date=datetime(2021, 9, 17),
+                genre="indie",
+            ),
         ]
         for song in songs:
             song.save()
-        return {"playlist_songs": [songs[0].id, songs[2].id], "song": songs[1].id, "album": album.id, "artist": quiet.id}
+        return {
+            "playlist_songs": [songs[0].id, songs[2].id],
+            "song": songs[1].id,
+            "album": album.id,
+            "artist": quiet.id,
+        }
 
     @staticmethod
     def _store_catalogue() -> None:
@@ -865,9 +945,45 @@ class AppWorldBackend:
         seller.save()
         common = {"seller_id": seller.id, "inventory_quantity": 20, "rating": 4.2, "seller_rating": 4.5}
         for product in (
-            {"product_type": "water bottle", "name": "Trail Flask", "description": "An insulated steel bottle that keeps drinks cold for a day.", "price": 24.5, "delivery_days": 3, "weight": 0.4, "length": 10.0, "width": 3.0, "height": 3.0, "color": "green", "relative_size": "small"},
-            {"product_type": "backpack", "name": "Ridge Pack", "description": "A light daypack with a padded laptop sleeve.", "price": 59.0, "delivery_days": 5, "weight": 0.9, "length": 18.0, "width": 12.0, "height": 7.0, "color": "black", "relative_size": "medium"},
-            {"product_type": "desk lamp", "name": "Glow Arc", "description": "A dimmable LED desk lamp with a flexible neck.", "price": 32.0, "delivery_days": 2, "weight": 1.1, "length": 16.0, "width": 6.0, "height": 15.0, "color": "white", "relative_size": "medium"},
+            {
+                "product_type": "water bottle",
+                "name": "Trail Flask",
+                "description": "An insulated steel bottle that keeps drinks cold for a day.",
+                "price": 24.5,
+                "delivery_days": 3,
+                "weight": 0.4,
+                "length": 10.0,
+                "width": 3.0,
+                "height": 3.0,
+                "color": "green",
+                "relative_size": "small",
+            },
+            {
+                "product_type": "backpack",
+                "name": "Ridge Pack",
+                "description": "A light daypack with a padded laptop sleeve.",
+                "price": 59.0,
+                "delivery_days": 5,
+                "weight": 0.9,
+                "length": 18.0,
+                "width": 12.0,
+                "height": 7.0,
+                "color": "black",
+                "relative_size": "medium",
+            },
+            {
+                "product_type": "desk lamp",
+                "name": "Glow Arc",
+                "description": "A dimmable LED desk lamp with a flexible neck.",
+                "price": 32.0,
+                "delivery_days": 2,
+                "weight": 1.1,
+                "length": 16.0,
+                "width": 6.0,
+                "height": 15.0,
+                "color": "white",
+                "relative_size": "medium",
+            },
         ):
             am.Product(**common, **product).save()
 
@@ -878,8 +994,24 @@ class AppWorldBackend:
         person = sup.Supervisor(**SUPERVISOR)
         person.save()
         sid = person.id
-        sup.Address(supervisor_id=sid, name="Home", street_address="12 Alder Lane", city="Springfield", state="Oregon", country="United States", zip_code=97477).save()
-        sup.PaymentCard(supervisor_id=sid, owner_name="Casey Morgan", card_name="Visa", card_number=4000123412341234, expiry_year=2027, expiry_month=8, cvv_number=321).save()
+        sup.Address(
+            supervisor_id=sid,
+            name="Home",
+            street_address="12 Alder Lane",
+            city="Springfield",
+            state="Oregon",
+            country="United States",
+            zip_code=97477,
+        ).save()
+        sup.PaymentCard(
+            supervisor_id=sid,
+            owner_name="Casey Morgan",
+            card_name="Visa",
+            card_number=4000123412341234,
+            expiry_year=2027,
+            expiry_month=8,
+            cvv_number=321,
+        ).save()
         sup.Task(supervisor_id=sid, instruction="Sandbox session: no task is assigned.").save()
         from appworld.apps.api_lib import CompanyNotifier  # type: ignore[attr-defined]
 
@@ -892,29 +1024,68 @@ class AppWorldBackend:
         for app in signup_apps:
             pw = _password(app, "supervisor")
             args = {k: SUPERVISOR[k] for k in ("first_name", "last_name")}
-            args.update({"phone_number": SUPERVISOR["phone_number"]} if app == "phone" else {"email": SUPERVISOR["email"]})
+            args.update(
+                {"phone_number": SUPERVISOR["phone_number"]} if app == "phone" else {"email": SUPERVISOR["email"]}
+            )
             self._must(f"{app}.signup", {**args, "password": pw})
             self._verify(app, args)
             sup.AccountPassword(supervisor_id=sid, account_name=app, password=pw).save()
             if app in SOCIAL_APPS:
                 cargs = {k: CONTACT[k] for k in ("first_name", "last_name")}
-                cargs.update({"phone_number": CONTACT["phone_number"]} if app == "phone" else {"email": CONTACT["email"]})
+                cargs.update(
+                    {"phone_number": CONTACT["phone_number"]} if app == "phone" else {"email": CONTACT["email"]}
+                )
                 self._must(f"{app}.signup", {**cargs, "password": _password(app, "contact")})
                 self._verify(app, cargs)
             username = SUPERVISOR["phone_number"] if app == "phone" else SUPERVISOR["email"]
             tokens[app] = self._must(f"{app}.login", {"username": username, "password": pw})["access_token"]
         # a few records per app, through the apps' own public create APIs
         t = tokens
-        self._must("phone.add_contact", {"access_token": t["phone"], "first_name": CONTACT["first_name"], "last_name": CONTACT["last_name"], "phone_number": CONTACT["phone_number"], "email": CONTACT["email"]})
+        self._must(
+            "phone.add_contact",
+            {
+                "access_token": t["phone"],
+                "first_name": CONTACT["first_name"],
+                "last_name": CONTACT["last_name"],
+                "phone_number": CONTACT["phone_number"],
+                "email": CONTACT["email"],
+            },
+        )
         self._must("phone.create_alarm", {"access_token": t["phone"], "time": "07:30", "label": "Wake up"})
-        self._must("phone.send_text_message", {"access_token": t["phone"], "phone_number": CONTACT["phone_number"], "message": "Lunch on Friday?"})
-        self._must("gmail.send_email", {"access_token": t["gmail"], "email_addresses": [CONTACT["email"]], "subject": "Trip plans", "body": "Shall we book the cabin for June?"})
-        self._must("simple_note.create_note", {"access_token": t["simple_note"], "title": "Groceries", "content": "eggs, oat milk, basil"})
+        self._must(
+            "phone.send_text_message",
+            {"access_token": t["phone"], "phone_number": CONTACT["phone_number"], "message": "Lunch on Friday?"},
+        )
+        self._must(
+            "gmail.send_email",
+            {
+                "access_token": t["gmail"],
+                "email_addresses": [CONTACT["email"]],
+                "subject": "Trip plans",
+                "body": "Shall we book the cabin for June?",
+            },
+        )
+        self._must(
+            "simple_note.create_note",
+            {"access_token": t["simple_note"], "title": "Groceries", "content": "eggs, oat milk, basil"},
+        )
         project = self._must("todoist.create_project", {"access_token": t["todoist"], "name": "Home"})
-        self._must("todoist.create_task", {"access_token": t["todoist"], "project_id": project["project_id"], "title": "Fix the porch light"})
-        self._must("file_system.create_directory", {"access_token": t["file_system"], "directory_path": "~/documents/", "recursive": True})
-        self._must("file_system.create_file", {"access_token": t["file_system"], "file_path": "~/documents/todo.txt", "content": "renew passport"})
-        self._must("splitwise.create_group", {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]})
+        self._must(
+            "todoist.create_task",
+            {"access_token": t["todoist"], "project_id": project["project_id"], "title": "Fix the porch light"},
+        )
+        self._must(
+            "file_system.create_directory",
+            {"access_token": t["file_system"], "directory_path": "~/documents/", "recursive": True},
+        )
+        self._must(
+            "file_system.create_file",
+            {"access_token": t["file_system"], "file_path": "~/documents/todo.txt", "content": "renew passport"},
+        )
+        self._must(
+            "splitwise.create_group",
+            {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]},
+        )
         self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
         # One payment received, so the transaction APIs have something to show. Money enters Venmo only through a
         # bank card the operator's admin recognises, so the contact's starting balance is set through the app's
@@ -923,19 +1094,43 @@ class AppWorldBackend:
         payer = venmo.User.find_one(email=CONTACT["email"])
         payer.venmo_balance = 50.0
         payer.save()
-        jordan = self._must("venmo.login", {"username": CONTACT["email"], "password": _password("venmo", "contact")})["access_token"]
-        self._must("venmo.create_transaction", {"access_token": jordan, "receiver_email": SUPERVISOR["email"], "amount": 12.0, "description": "Pizza night"})
+        jordan = self._must("venmo.login", {"username": CONTACT["email"], "password": _password("venmo", "contact")})[
+            "access_token"
+        ]
+        self._must(
+            "venmo.create_transaction",
+            {
+                "access_token": jordan,
+                "receiver_email": SUPERVISOR["email"],
+                "amount": 12.0,
+                "description": "Pizza night",
+            },
+        )
         playlist = self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
         music = self._music_catalogue()
         for song_id in music["playlist_songs"]:
-            self._must("spotify.add_song_to_playlist", {"access_token": t["spotify"], "playlist_id": playlist["playlist_id"], "song_id": song_id})
+            self._must(
+                "spotify.add_song_to_playlist",
+                {"access_token": t["spotify"], "playlist_id": playlist["playlist_id"], "song_id": song_id},
+            )
         # the account's own library, likes and follows, so the APIs that list them have something to show
         self._must("spotify.add_song_to_library", {"access_token": t["spotify"], "song_id": music["song"]})
         self._must("spotify.like_song", {"access_token": t["spotify"], "song_id": music["playlist_songs"][0]})
         self._must("spotify.add_album_to_library", {"access_token": t["spotify"], "album_id": music["album"]})
         self._must("spotify.follow_artist", {"access_token": t["spotify"], "artist_id": music["artist"]})
         self._store_catalogue()
-        self._must("amazon.add_address", {"access_token": t["amazon"], "name": "Home", "street_address": "12 Alder Lane", "city": "Springfield", "state": "Oregon", "country": "United States", "zip_code": 97477})
+        self._must(
+            "amazon.add_address",
+            {
+                "access_token": t["amazon"],
+                "name": "Home",
+                "street_address": "12 Alder Lane",
+                "city": "Springfield",
+                "state": "Oregon",
+                "country": "United States",
+                "zip_code": 97477,
+            },
+        )
 
     def fresh(self) -> list[tuple[str, str, bytes]]:
         if self._fresh is None:

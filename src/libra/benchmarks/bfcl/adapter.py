@@ -46,7 +46,9 @@ SPLIT = "BFCL_v4_multi_turn_base.json"
 #: and one earlier post of the sandbox account. The other classes' defaults already hold users, stocks and accounts.
 SANDBOX_SCENARIO: dict[str, Any] = {
     "TwitterAPI": {
-        "tweets": {"0": {"id": 0, "username": "john", "content": "A first post in the sandbox", "tags": [], "mentions": []}},
+        "tweets": {
+            "0": {"id": 0, "username": "john", "content": "A first post in the sandbox", "tags": [], "mentions": []}
+        },
         "tweet_counter": 1,
     },
     "GorillaFileSystem": {
@@ -65,7 +67,7 @@ SANDBOX_SCENARIO: dict[str, Any] = {
                 },
             }
         }
-    }
+    },
 }
 
 
@@ -73,7 +75,9 @@ def data_dir() -> Path:
     """bfcl-eval's data folder, with this benchmark's task split in it."""
     path = _data_dir()
     if not (path / SPLIT).exists():
-        raise MissingDependencyError(f"bfcl-eval is installed but {path / SPLIT} is missing: reinstall it ({INSTALL_HINT})")
+        raise MissingDependencyError(
+            f"bfcl-eval is installed but {path / SPLIT} is missing: reinstall it ({INSTALL_HINT})"
+        )
     return path
 
 
@@ -108,7 +112,9 @@ def load_tasks() -> list[Task]:
     for rec in records:
         ans = answers.get(rec["id"])
         if ans is None:
-            raise CatalogError(f"BFCL task {rec['id']!r} has no possible_answer record: reinstall bfcl-eval ({INSTALL_HINT})")
+            raise CatalogError(
+                f"BFCL task {rec['id']!r} has no possible_answer record: reinstall bfcl-eval ({INSTALL_HINT})"
+            )
         messages = [
             m["content"].strip()
             for turn in rec["question"]
@@ -120,14 +126,19 @@ def load_tasks() -> list[Task]:
             for call in turn:
                 for fn in called_functions(call):
                     if fn not in qualify:
-                        raise CatalogError(f"BFCL task {rec['id']!r} calls {fn!r}, which is not in the multi-turn catalog")
+                        raise CatalogError(
+                            f"BFCL task {rec['id']!r} calls {fn!r}, which is not in the multi-turn catalog"
+                        )
                     gold.append(qualify[fn])
         tasks.append(
             Task(
                 id=rec["id"],
                 query="\n".join(messages),
                 gold=tuple(gold),
-                metadata={"initial_config": rec.get("initial_config", {}), "involved_classes": rec.get("involved_classes", [])},
+                metadata={
+                    "initial_config": rec.get("initial_config", {}),
+                    "involved_classes": rec.get("involved_classes", []),
+                },
             )
         )
     return tasks

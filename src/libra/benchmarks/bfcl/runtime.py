@@ -63,7 +63,15 @@ INSTALL_HINT = "install it with: pip install --no-deps 'bfcl-eval==2026.3.23' mp
 FUNC_DOC_DIR = "multi_turn_func_doc"  # under bfcl_eval's data folder: one JSON-lines file per class
 
 # BFCL's docs use Python-ish type names; JSON Schema wants these.
-_TYPE_MAP = {"dict": "object", "float": "number", "tuple": "array", "list": "array", "int": "integer", "str": "string", "bool": "boolean"}
+_TYPE_MAP = {
+    "dict": "object",
+    "float": "number",
+    "tuple": "array",
+    "list": "array",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+}
 
 
 def data_dir() -> Path:
@@ -74,7 +82,9 @@ def data_dir() -> Path:
         raise MissingDependencyError(f"the BFCL benchmark needs the bfcl-eval package: {INSTALL_HINT}") from None
     path = Path(str(root)) / "data"
     if not (path / FUNC_DOC_DIR).is_dir():
-        raise MissingDependencyError(f"bfcl-eval is installed but {path / FUNC_DOC_DIR} is missing: reinstall it ({INSTALL_HINT})")
+        raise MissingDependencyError(
+            f"bfcl-eval is installed but {path / FUNC_DOC_DIR} is missing: reinstall it ({INSTALL_HINT})"
+        )
     return path
 
 
@@ -104,7 +114,9 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     try:
         return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, json.JSONDecodeError) as exc:
-        raise CatalogError(f"cannot read BFCL file {path}: {exc.__class__.__name__}: reinstall bfcl-eval ({INSTALL_HINT})") from None
+        raise CatalogError(
+            f"cannot read BFCL file {path}: {exc.__class__.__name__}: reinstall bfcl-eval ({INSTALL_HINT})"
+        ) from None
 
 
 @lru_cache(maxsize=1)
@@ -154,6 +166,7 @@ def load_catalog() -> Catalog:
             )
         )
     return Catalog(tools, name="bfcl")
+
 
 FROZEN_NOW = _dt.datetime(2024, 9, 1, 10, 30)
 IGNORE_ATTRS = ("_last_modified", "_api_description", "long_context")
@@ -221,7 +234,9 @@ def bfcl_classes() -> list[type]:
     return [getattr(_import(module), cname) for cname, module in CLASS_MODULES.items()]
 
 
-def build_bfcl_python_runtime(catalog: Catalog | None = None, initial_config: Mapping[str, Any] | None = None) -> PythonRuntime:
+def build_bfcl_python_runtime(
+    catalog: Catalog | None = None, initial_config: Mapping[str, Any] | None = None
+) -> PythonRuntime:
     """The in-process BFCL runtime; also what each isolated worker builds."""
     _freeze_clocks()
     return PythonRuntime(

@@ -52,7 +52,9 @@ def _data_text(name: str) -> str:
             return gzip.decompress((root / f"{name}.gz").read_bytes()).decode("utf-8")
         return (root / name).read_text(encoding="utf-8")
     except (OSError, EOFError) as exc:
-        raise CatalogError(f"cannot read SciToolEval data file {name!r} ({exc.__class__.__name__}): reinstall libra-tools") from None
+        raise CatalogError(
+            f"cannot read SciToolEval data file {name!r} ({exc.__class__.__name__}): reinstall libra-tools"
+        ) from None
 
 
 def _jsonl(name: str) -> list[dict[str, Any]]:
@@ -62,7 +64,9 @@ def _jsonl(name: str) -> list[dict[str, Any]]:
             try:
                 out.append(json.loads(line))
             except json.JSONDecodeError:
-                raise CatalogError(f"SciToolEval file {name!r} line {i + 1} is not JSON: reinstall libra-tools") from None
+                raise CatalogError(
+                    f"SciToolEval file {name!r} line {i + 1} is not JSON: reinstall libra-tools"
+                ) from None
     return out
 
 
@@ -163,7 +167,11 @@ def load_catalog() -> Catalog:
                 },
                 group=rec.get("category") or "",
                 executable=rec["name"] in executable,
-                metadata={"inputs": list(rec.get("inputs") or []), "outputs": list(rec.get("outputs") or []), "source": rec.get("source")},
+                metadata={
+                    "inputs": list(rec.get("inputs") or []),
+                    "outputs": list(rec.get("outputs") or []),
+                    "source": rec.get("source"),
+                },
             )
         )
     return Catalog(tools, name="scitooleval")
@@ -181,7 +189,9 @@ def _level1_inputs() -> dict[str, str]:
     """question -> the input the level-1 reference run used ("Input: X and obtained result")."""
     out = {}
     for rec in _jsonl("level1_correct_answer.jsonl"):
-        runs = re.findall(r"Now we have run the \w+\.\s*Input:\s*(.+?)\s+and obtained result", rec.get("total_output") or "", re.S)
+        runs = re.findall(
+            r"Now we have run the \w+\.\s*Input:\s*(.+?)\s+and obtained result", rec.get("total_output") or "", re.S
+        )
         value = runs[0].strip().strip("`'\"") if runs else ""
         if value and not re.search(r"\s", value):  # one clean token, not a sentence
             out.setdefault(rec["question"], value)
@@ -197,8 +207,18 @@ def load_all_tasks() -> list[Task]:
             path = [fix_gold(t) for t in rec.get("tool_path") or []]
             unknown = [t for t in path if t not in names]
             if unknown:
-                raise CatalogError(f"SciToolEval task {split}-{row:04d} names unknown tool(s) {unknown}: the data file is corrupt, reinstall libra-tools")
-            meta: dict[str, Any] = {"split": split, "row": row, "tool_path": path, "released_tool_path": list(rec["tool_path"])}
+                raise CatalogError(
+                    (
+                        f"SciToolEval task {split}-{row:04d} names unknown tool(s) {unknown}: the data file is "
+                        "corrupt, reinstall libra-tools"
+                    )
+                )
+            meta: dict[str, Any] = {
+                "split": split,
+                "row": row,
+                "tool_path": path,
+                "released_tool_path": list(rec["tool_path"]),
+            }
             if rec.get("Parameter") is not None:
                 meta["parameter"] = str(rec["Parameter"])
             if split == "level1" and rec["question"] in _level1_inputs():
@@ -211,9 +231,16 @@ def load_frozen() -> dict[str, Any]:
     try:
         data = json.loads(_data_text(FROZEN_FILE))
     except CatalogError:
-        raise CatalogError("the SciToolEval frozen subset file is missing: run benchmarks/freeze_scitooleval.py (or use subset='all')") from None
+        raise CatalogError(
+            "the SciToolEval frozen subset file is missing: run benchmarks/freeze_scitooleval.py (or use subset='all')"
+        ) from None
     if data.get("version") != FROZEN_VERSION or not isinstance(data.get("task_ids"), list):
-        raise CatalogError(f"{FROZEN_FILE} has version {data.get('version')!r}, expected {FROZEN_VERSION}: regenerate it with benchmarks/freeze_scitooleval.py")
+        raise CatalogError(
+            (
+                f"{FROZEN_FILE} has version {data.get('version')!r}, expected {FROZEN_VERSION}: regenerate it "
+                "with benchmarks/freeze_scitooleval.py"
+            )
+        )
     return data
 
 
@@ -299,12 +326,15 @@ def _require_rdkit() -> None:
         import rdkit  # noqa: F401
         import selfies  # noqa: F401
     except ImportError as exc:
-        raise MissingDependencyError(f"the SciToolEval runtime needs RDKit and selfies ({exc.name} is missing): {INSTALL_HINT}") from None
+        raise MissingDependencyError(
+            f"the SciToolEval runtime needs RDKit and selfies ({exc.name} is missing): {INSTALL_HINT}"
+        ) from None
 
 
 @dataclass
 class SciToolEvalRuntime:
-    """Catalog names (no module prefix) over the :class:`~libra.runtime.python.runtime.PythonRuntime` of the tools module.
+    """Catalog names (no module prefix) over the :class:`~libra.runtime.python.runtime.PythonRuntime` of the tools
+    module.
 
     ``PythonRuntime`` names module functions ``module.function``; SciToolEval's tools have bare names, so this
     thin wrapper maps them. It is stateless (module functions), and the catalog it exposes is the executable
@@ -326,7 +356,9 @@ class SciToolEvalRuntime:
         from libra.runtime.base import UnknownToolError
 
         if tool not in self.catalog:
-            raise UnknownToolError(f"unknown or non-executable SciToolEval tool {tool!r}: see docs/scitooleval.md for the executable list")
+            raise UnknownToolError(
+                f"unknown or non-executable SciToolEval tool {tool!r}: see docs/scitooleval.md for the executable list"
+            )
         return self.inner.invoke(state, self.prefix + tool, args or {})
 
     def close(self) -> None:
@@ -340,19 +372,29 @@ def build_scitooleval_python_runtime() -> SciToolEvalRuntime:
     from libra.benchmarks.scitooleval import tools as scitooleval_tools
 
     # the tools turn unusable input into {"error": message}: that is their rejection
-    inner = PythonRuntime.from_module(scitooleval_tools, trusted=False, name="scitooleval", rejection=error_key_rejection)
+    inner = PythonRuntime.from_module(
+        scitooleval_tools, trusted=False, name="scitooleval", rejection=error_key_rejection
+    )
     catalog = Catalog([t for t in load_catalog() if t.executable], name="scitooleval")
     return SciToolEvalRuntime(inner, catalog)
 
 
-def make_scitooleval_runtime(isolated: bool = True, n_workers: int = 2, timeout_s: float = 10, memory_mb: float | None = 2048, **pool_options: Any) -> Any:
+def make_scitooleval_runtime(
+    isolated: bool = True,
+    n_workers: int = 2,
+    timeout_s: float = 10,
+    memory_mb: float | None = 2048,
+    **pool_options: Any,
+) -> Any:
     """The SciToolEval runtime; isolated by default because some RDKit routines crash or hang on odd inputs."""
     _require_rdkit()
     if not isolated:
         return build_scitooleval_python_runtime()
     from libra.runtime.workers.isolation import IsolatedRuntime
 
-    return IsolatedRuntime(build_scitooleval_python_runtime, n_workers=n_workers, timeout_s=timeout_s, memory_mb=memory_mb, **pool_options)
+    return IsolatedRuntime(
+        build_scitooleval_python_runtime, n_workers=n_workers, timeout_s=timeout_s, memory_mb=memory_mb, **pool_options
+    )
 
 
 #: a parameter that finds no value of its own name in a chain may take one of these (same kind of string)
@@ -504,7 +546,9 @@ def _register_methods() -> None:
     @register_method("scitoolkg")
     def _scitoolkg(bench: Benchmark, catalog: Catalog, opts: Any) -> SciToolKGRetriever:
         if bench.name != "scitooleval":
-            raise ConfigError(f"method 'scitoolkg' needs the SciToolKG graph of benchmark 'scitooleval', not {bench.name!r}")
+            raise ConfigError(
+                f"method 'scitoolkg' needs the SciToolKG graph of benchmark 'scitooleval', not {bench.name!r}"
+            )
         extra = getattr(opts, "extra", {}) or {}
         return SciToolKGRetriever(
             embedder=getattr(opts, "embedder", "minilm"),
@@ -552,7 +596,12 @@ class SciToolEvalBenchmark(Benchmark):
         by_id = {t.id: t for t in tasks}
         missing = [i for i in keep if i not in by_id]
         if missing:
-            raise CatalogError(f"{FROZEN_FILE} names unknown task(s) {missing[:3]}: regenerate it with benchmarks/freeze_scitooleval.py")
+            raise CatalogError(
+                (
+                    f"{FROZEN_FILE} names unknown task(s) {missing[:3]}: regenerate it with "
+                    "benchmarks/freeze_scitooleval.py"
+                )
+            )
         return [by_id[i] for i in keep]
 
     def runtime(self, **kwargs: Any) -> Any:

@@ -387,20 +387,45 @@ def RandomMoelcule(length: str) -> dict[str, Any]:
 # whole-molecule descriptors (2D)
 # ---------------------------------------------------------------------------------------------------------------
 _define("SMILESToWeight", "molecular_weight", Descriptors.MolWt if Chem else None, "Average molecular weight (g/mol).")
-_define("GetExactMolceularWeight", "exact_molecular_weight", rdMD.CalcExactMolWt if Chem else None, "Monoisotopic (exact) molecular weight.")
+_define(
+    "GetExactMolceularWeight",
+    "exact_molecular_weight",
+    rdMD.CalcExactMolWt if Chem else None,
+    "Monoisotopic (exact) molecular weight.",
+)
 _define("GetMolFormula", "formula", rdMD.CalcMolFormula if Chem else None, "Molecular formula (Hill order).")
 _define("CalculateTPSA", "tpsa", rdMD.CalcTPSA if Chem else None, "Topological polar surface area (Ertl).")
 _define("GetLabuteASA", "labute_asa", rdMD.CalcLabuteASA if Chem else None, "Labute approximate surface area.")
-_define("GetFractionCSP3", "fraction_csp3", rdMD.CalcFractionCSP3 if Chem else None, "Fraction of sp3 carbons among carbons.")
+_define(
+    "GetFractionCSP3",
+    "fraction_csp3",
+    rdMD.CalcFractionCSP3 if Chem else None,
+    "Fraction of sp3 carbons among carbons.",
+)
 _define("GetHallKierAlpha", "hall_kier_alpha", rdMD.CalcHallKierAlpha if Chem else None, "Hall-Kier alpha shape index.")
 _define("CalculatePhi", "phi", rdMD.CalcPhi if Chem else None, "Kier molecular flexibility index Phi.")
 for _i in (1, 2, 3):
-    _define(f"GetKappa{_i}", f"kappa{_i}", getattr(rdMD, f"CalcKappa{_i}") if Chem else None, f"Kier kappa-{_i} shape index.")
+    _define(
+        f"GetKappa{_i}",
+        f"kappa{_i}",
+        getattr(rdMD, f"CalcKappa{_i}") if Chem else None,
+        f"Kier kappa-{_i} shape index.",
+    )
 for _i in range(5):
     for _k in ("n", "v"):
-        _define(f"GetChi{_i}{_k}", f"chi{_i}{_k}", getattr(rdMD, f"CalcChi{_i}{_k}") if Chem else None, f"Kier-Hall connectivity index chi{_i}{_k}.")
+        _define(
+            f"GetChi{_i}{_k}",
+            f"chi{_i}{_k}",
+            getattr(rdMD, f"CalcChi{_i}{_k}") if Chem else None,
+            f"Kier-Hall connectivity index chi{_i}{_k}.",
+        )
 _define("GetFormalCharge", "formal_charge", Chem.GetFormalCharge if Chem else None, "Total formal charge.")
-_define("GetBCUT", "bcut2d", rdMD.BCUT2D if Chem else None, "BCUT2D eigenvalue descriptors (mass, Gasteiger charge, Crippen logP and MR).")
+_define(
+    "GetBCUT",
+    "bcut2d",
+    rdMD.BCUT2D if Chem else None,
+    "BCUT2D eigenvalue descriptors (mass, Gasteiger charge, Crippen logP and MR).",
+)
 _define("GetAutocorrelation2D", "autocorr2d", rdMD.CalcAUTOCORR2D if Chem else None, "2D autocorrelation descriptors.")
 
 
@@ -439,10 +464,15 @@ _COUNTS: dict[str, tuple[str, str]] = {
     "GetSaturatedHeterocyclesNum": ("num_saturated_heterocycles", "CalcNumSaturatedHeterocycles"),
     "GetSaturatedRingsNum": ("num_saturated_rings", "CalcNumSaturatedRings"),
     "GetSpiroAtomsNum": ("num_spiro_atoms", "CalcNumSpiroAtoms"),
-    "GetUnspecifiedAtomStereoCentersNum": ("num_unspecified_atom_stereo_centers", "CalcNumUnspecifiedAtomStereoCenters"),
+    "GetUnspecifiedAtomStereoCentersNum": (
+        "num_unspecified_atom_stereo_centers",
+        "CalcNumUnspecifiedAtomStereoCenters",
+    ),
 }
 for _name, (_field, _fn) in _COUNTS.items():
-    _define(_name, _field, getattr(rdMD, _fn) if Chem else None, f"Count: {_field.replace('num_', '').replace('_', ' ')}.")
+    _define(
+        _name, _field, getattr(rdMD, _fn) if Chem else None, f"Count: {_field.replace('num_', '').replace('_', ' ')}."
+    )
 
 
 @_tool
@@ -453,7 +483,11 @@ def CustomPropertyVSA(smiles: str) -> dict[str, Any]:
     for atom, (logp, _) in zip(mol.GetAtoms(), contribs):
         atom.SetDoubleProp("crippen_logp", logp)
     bins = [-0.4, -0.2, 0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.6]
-    return {"custom_vsa": _r(list(rdMD.CustomProp_VSA_(mol, customPropName="crippen_logp", bins=bins))), "property": "crippen_logp", "bins": bins}
+    return {
+        "custom_vsa": _r(list(rdMD.CustomProp_VSA_(mol, customPropName="crippen_logp", bins=bins))),
+        "property": "crippen_logp",
+        "bins": bins,
+    }
 
 
 @_tool
@@ -534,7 +568,13 @@ for _name, _field, _fn, _doc in [
     ("GetUSR", "usr", "GetUSR", "Ultrafast shape recognition descriptor."),
     ("GetUSRCAT", "usrcat", "GetUSRCAT", "USRCAT descriptor."),
 ]:
-    _define(_name, _field, getattr(rdMD, _fn) if Chem else None, _doc + " Computed on one ETKDGv3 conformer with a fixed seed.", three_d=True)
+    _define(
+        _name,
+        _field,
+        getattr(rdMD, _fn) if Chem else None,
+        _doc + " Computed on one ETKDGv3 conformer with a fixed seed.",
+        three_d=True,
+    )
 
 
 @_tool
@@ -568,20 +608,90 @@ def _morgan_bits(mol: "Chem.Mol", radius: int = 2, size: int = 2048) -> Any:
     return rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=size).GetFingerprint(mol)
 
 
-_define("GetMACCSKeysFingerprint", "maccs", lambda m: _bits(rdMD.GetMACCSKeysFingerprint(m)), "MACCS keys (167 bits); on-bit indices.")
-_define("GetMorganFingerprint", "morgan", lambda m: _morgan_sparse(m), "Morgan (radius 2) count fingerprint as sparse elements.")
-_define("BuildMorganFpFromSmiles", "morgan", lambda m: _bits(_morgan_bits(m)), "Morgan fingerprint (radius 2, 2048 bits); on-bit indices.")
-_define("GetRdkFingerprintFromSmiles", "rdkit_fingerprint", lambda m: _bits(Chem.RDKFingerprint(m)), "RDKit topological fingerprint (2048 bits); on-bit indices.")
-_define("BuildRdkitFpFromSmiles", "rdkit_fingerprint", lambda m: _bits(Chem.RDKFingerprint(m)), "RDKit topological fingerprint (2048 bits); on-bit indices.")
-_define("GetPatternFingerprint", "pattern_fingerprint", lambda m: _bits(Chem.PatternFingerprint(m)), "Substructure-screening pattern fingerprint; on-bit indices.")
-_define("GetAtomPairFingerprintAsBitVect", "atom_pair", lambda m: _bits(rdMD.GetHashedAtomPairFingerprintAsBitVect(m)), "Hashed atom-pair fingerprint (2048 bits); on-bit indices.")
-_define("GetAtomPairFingerprint", "atom_pair", lambda m: _sparse(rdMD.GetAtomPairFingerprint(m)), "Atom-pair count fingerprint as sparse elements.")
-_define("BuildAtomPairFpFromSmiles", "atom_pair", lambda m: _sparse(rdMD.GetAtomPairFingerprint(m)), "Atom-pair count fingerprint as sparse elements.")
-_define("GetTopologicalTorsionFingerprint", "topological_torsion", lambda m: _sparse(rdMD.GetTopologicalTorsionFingerprint(m)), "Topological-torsion count fingerprint as sparse elements.")
-_define("BuildTorsionsFpFromSmiles", "topological_torsion", lambda m: _sparse(rdMD.GetTopologicalTorsionFingerprint(m)), "Topological-torsion count fingerprint as sparse elements.")
-_define("GetConnectivityInvariants", "connectivity_invariants", lambda m: list(rdMD.GetConnectivityInvariants(m)), "ECFP-like atom invariants.")
-_define("GetFeatureInvariants", "feature_invariants", lambda m: list(rdMD.GetFeatureInvariants(m)), "FCFP-like atom feature invariants.")
-_define("GetAtomPairCode", "atom_codes", lambda m: [int(rdMD.GetAtomPairAtomCode(a)) for a in m.GetAtoms()], "Atom-pair atom code of each atom.")
+_define(
+    "GetMACCSKeysFingerprint",
+    "maccs",
+    lambda m: _bits(rdMD.GetMACCSKeysFingerprint(m)),
+    "MACCS keys (167 bits); on-bit indices.",
+)
+_define(
+    "GetMorganFingerprint",
+    "morgan",
+    lambda m: _morgan_sparse(m),
+    "Morgan (radius 2) count fingerprint as sparse elements.",
+)
+_define(
+    "BuildMorganFpFromSmiles",
+    "morgan",
+    lambda m: _bits(_morgan_bits(m)),
+    "Morgan fingerprint (radius 2, 2048 bits); on-bit indices.",
+)
+_define(
+    "GetRdkFingerprintFromSmiles",
+    "rdkit_fingerprint",
+    lambda m: _bits(Chem.RDKFingerprint(m)),
+    "RDKit topological fingerprint (2048 bits); on-bit indices.",
+)
+_define(
+    "BuildRdkitFpFromSmiles",
+    "rdkit_fingerprint",
+    lambda m: _bits(Chem.RDKFingerprint(m)),
+    "RDKit topological fingerprint (2048 bits); on-bit indices.",
+)
+_define(
+    "GetPatternFingerprint",
+    "pattern_fingerprint",
+    lambda m: _bits(Chem.PatternFingerprint(m)),
+    "Substructure-screening pattern fingerprint; on-bit indices.",
+)
+_define(
+    "GetAtomPairFingerprintAsBitVect",
+    "atom_pair",
+    lambda m: _bits(rdMD.GetHashedAtomPairFingerprintAsBitVect(m)),
+    "Hashed atom-pair fingerprint (2048 bits); on-bit indices.",
+)
+_define(
+    "GetAtomPairFingerprint",
+    "atom_pair",
+    lambda m: _sparse(rdMD.GetAtomPairFingerprint(m)),
+    "Atom-pair count fingerprint as sparse elements.",
+)
+_define(
+    "BuildAtomPairFpFromSmiles",
+    "atom_pair",
+    lambda m: _sparse(rdMD.GetAtomPairFingerprint(m)),
+    "Atom-pair count fingerprint as sparse elements.",
+)
+_define(
+    "GetTopologicalTorsionFingerprint",
+    "topological_torsion",
+    lambda m: _sparse(rdMD.GetTopologicalTorsionFingerprint(m)),
+    "Topological-torsion count fingerprint as sparse elements.",
+)
+_define(
+    "BuildTorsionsFpFromSmiles",
+    "topological_torsion",
+    lambda m: _sparse(rdMD.GetTopologicalTorsionFingerprint(m)),
+    "Topological-torsion count fingerprint as sparse elements.",
+)
+_define(
+    "GetConnectivityInvariants",
+    "connectivity_invariants",
+    lambda m: list(rdMD.GetConnectivityInvariants(m)),
+    "ECFP-like atom invariants.",
+)
+_define(
+    "GetFeatureInvariants",
+    "feature_invariants",
+    lambda m: list(rdMD.GetFeatureInvariants(m)),
+    "FCFP-like atom feature invariants.",
+)
+_define(
+    "GetAtomPairCode",
+    "atom_codes",
+    lambda m: [int(rdMD.GetAtomPairAtomCode(a)) for a in m.GetAtoms()],
+    "Atom-pair atom code of each atom.",
+)
 
 
 def _morgan_sparse(mol: "Chem.Mol") -> dict[str, Any]:
@@ -627,7 +737,8 @@ def FingerprintsFromSmiles(smiles_list: str) -> dict[str, Any]:
 
 @_tool
 def FoldFingerprintFromSmiles(input: str) -> dict[str, Any]:
-    """RDKit fingerprint folded until its bit density reaches ``tgtDensity`` (default 0.3) or ``minSize`` bits (default 64).
+    """RDKit fingerprint folded until its bit density reaches ``tgtDensity`` (default 0.3) or ``minSize`` bits (default
+    64).
 
     Input: ``smiles[, tgtDensity[, minSize]]``.
     """
@@ -739,7 +850,10 @@ def GetMolFrags(smiles: str) -> dict[str, Any]:
     """Disconnected fragments: atom indices and SMILES of each."""
     mol = _mol(smiles)
     frags = Chem.GetMolFrags(mol)
-    return {"fragments": [list(f) for f in frags], "fragment_smiles": [_smiles(m) for m in Chem.GetMolFrags(mol, asMols=True)]}
+    return {
+        "fragments": [list(f) for f in frags],
+        "fragment_smiles": [_smiles(m) for m in Chem.GetMolFrags(mol, asMols=True)],
+    }
 
 
 @_tool
@@ -768,7 +882,12 @@ def ExplainAtomPairScore(input: str) -> dict[str, Any]:
     dist = int(Chem.GetDistanceMatrix(mol)[a1.GetIdx(), a2.GetIdx()])
     score = rdMD.GetAtomPairCode(rdMD.GetAtomPairAtomCode(a1), rdMD.GetAtomPairAtomCode(a2), dist)
     (s1, n1, p1), d, (s2, n2, p2) = Pairs.ExplainPairScore(score)
-    return {"pair_score": int(score), "distance": int(d), "atom1": {"symbol": s1, "num_neighbors": n1, "num_pi_electrons": p1}, "atom2": {"symbol": s2, "num_neighbors": n2, "num_pi_electrons": p2}}
+    return {
+        "pair_score": int(score),
+        "distance": int(d),
+        "atom1": {"symbol": s1, "num_neighbors": n1, "num_pi_electrons": p1},
+        "atom2": {"symbol": s2, "num_neighbors": n2, "num_pi_electrons": p2},
+    }
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1034,7 +1153,10 @@ def AssignStereoChemistry(smiles: str) -> dict[str, Any]:
     """Assign CIP codes (R/S, E/Z)."""
     mol = _mol(smiles)
     Chem.AssignStereochemistry(mol, cleanIt=True, force=True)
-    centers = [{"atom": i, "label": lab} for i, lab in Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)]
+    centers = [
+        {"atom": i, "label": lab}
+        for i, lab in Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
+    ]
     return {"smiles": Chem.MolToSmiles(mol), "chiral_centers": centers}
 
 
@@ -1067,7 +1189,10 @@ def AssignOxidationNumbers(smiles: str) -> dict[str, Any]:
     """Oxidation number of each atom."""
     mol = _mol(smiles)
     rdMD.CalcOxidationNumbers(mol)
-    return {"smiles": Chem.MolToSmiles(mol), "oxidation_numbers": [a.GetIntProp("OxidationNumber") for a in mol.GetAtoms()]}
+    return {
+        "smiles": Chem.MolToSmiles(mol),
+        "oxidation_numbers": [a.GetIntProp("OxidationNumber") for a in mol.GetAtoms()],
+    }
 
 
 @_tool
@@ -1190,7 +1315,12 @@ def ShowMol(smiles: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------------------------
 _BASES = "TCAG"
 _AMINO = "FFLLSSSSYY**CC*WLLLLPPPPHHQQRRRRIIIMTTTTNNKKSSRRVVVVAAAADDEEGGGG"
-_CODONS = {a + b + c: _AMINO[16 * i + 4 * j + k] for i, a in enumerate(_BASES) for j, b in enumerate(_BASES) for k, c in enumerate(_BASES)}
+_CODONS = {
+    a + b + c: _AMINO[16 * i + 4 * j + k]
+    for i, a in enumerate(_BASES)
+    for j, b in enumerate(_BASES)
+    for k, c in enumerate(_BASES)
+}
 
 
 def _dna(value: Any) -> str:
@@ -1245,7 +1375,11 @@ def GetAminoAcidFrequency(sequence: str) -> dict[str, Any]:
 def AminoAcidStatistics(protein: str) -> dict[str, Any]:
     """Count and proportion of each amino acid in a protein sequence."""
     seq = _protein(protein)
-    return {"length": len(seq), "counts": {aa: seq.count(aa) for aa in sorted(set(seq))}, "proportions": {aa: _r(seq.count(aa) / len(seq)) for aa in sorted(set(seq))}}
+    return {
+        "length": len(seq),
+        "counts": {aa: seq.count(aa) for aa in sorted(set(seq))},
+        "proportions": {aa: _r(seq.count(aa) / len(seq)) for aa in sorted(set(seq))},
+    }
 
 
 # tidy the module namespace: loop variables are not tools

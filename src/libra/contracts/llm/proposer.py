@@ -31,14 +31,32 @@ from typing import Any, Literal
 
 from libra.catalog import Catalog, Tool
 from libra.errors import ConfigError
-from libra.llm.client import ENV_API_KEY, ENV_BASE_URL, ENV_MODEL, ChatClient, ChatConfig, ChatStats, LLMEndpointError, ReplyError, ResponseCache, parse_json_object
+from libra.llm.client import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    ChatClient,
+    ChatConfig,
+    ChatStats,
+    LLMEndpointError,
+    ReplyError,
+    ResponseCache,
+    parse_json_object,
+)
 from libra.llm.client import Attempt as _Attempt
 from libra.llm.client import BadRequest as _BadRequest
 from libra.llm.client import TransportExhausted as _TransportExhausted
 from libra.runtime.base import INVOCATION_RECORD_SCHEMA
 from libra.contracts.check import register_proposer
 from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
-from libra.contracts.offline.proposer import OfflineProposer, argument_exports, is_read_tool, response_exports, revise as offline_revise, schema_type
+from libra.contracts.offline.proposer import (
+    OfflineProposer,
+    argument_exports,
+    is_read_tool,
+    response_exports,
+    revise as offline_revise,
+    schema_type,
+)
 from libra.contracts.outcome import refusal_schema, with_refusals, without_refusals
 from libra.contracts.validate import contract_schema, validate_contract
 
@@ -53,7 +71,23 @@ FEEDBACK_POLICY = "complete_same_tool"
 #: One initial call plus at most two feedback-driven revisions share this per-tool budget.
 CALL_BUDGET = 1 + MAX_REVISIONS
 FALLBACK_FLAG = "llm_fallback"
-__all__ = ["ENV_API_KEY", "ENV_BASE_URL", "ENV_MODEL", "LLMConfig", "LLMProposer", "LLMProposerError", "LLMStats", "ReplyError", "ResponseCache", "build_messages", "contract_from_reply", "contract_rules", "make_llm_proposer", "parse_reply", "prompt_templates"]
+__all__ = [
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_MODEL",
+    "LLMConfig",
+    "LLMProposer",
+    "LLMProposerError",
+    "LLMStats",
+    "ReplyError",
+    "ResponseCache",
+    "build_messages",
+    "contract_from_reply",
+    "contract_rules",
+    "make_llm_proposer",
+    "parse_reply",
+    "prompt_templates",
+]
 _MAX_FEEDBACK_STRING = 400
 _MAX_FEEDBACK_ITEMS = 20
 _MAX_REPLY_EXCERPT = 1500
@@ -93,7 +127,9 @@ def contract_rules(profile: RuleProfile = "stateful", calling_convention: Callin
     if profile not in RULE_PROFILES:
         raise ConfigError(f"unknown contract rule profile {profile!r}: choose one of {list(RULE_PROFILES)}")
     if calling_convention not in CALLING_CONVENTIONS:
-        raise ConfigError(f"unknown calling convention {calling_convention!r}: choose one of {list(CALLING_CONVENTIONS)}")
+        raise ConfigError(
+            f"unknown calling convention {calling_convention!r}: choose one of {list(CALLING_CONVENTIONS)}"
+        )
     r = prompt_templates()["rules"]
     shared = list(r["shared"])
     if profile == "shared":
@@ -171,6 +207,7 @@ def render_feedback(feedback: list[dict[str, Any]]) -> dict[str, Any]:
     The trigger is the first call whose record matched neither outcome schema; failing that, the first observed
     success (its structure may hold values no export reaches), else the first call.
     """
+
     def item(fb: dict[str, Any]) -> dict[str, Any]:
         d: dict[str, Any] = {}
         for key in ("template", "expected", "observed"):
@@ -295,7 +332,14 @@ def add_mechanical_exports(d: dict[str, Any], tool: Tool, profile: RuleProfile) 
     declared = [e for e in exports if isinstance(e, dict)]
     names = {e.get("name") for e in declared}
     # a place is where an export reads and, for one reading inside text, with which extractor
-    places = {(e.get("source"), e.get("path"), (e.get("from_text") or {}).get("kind") if isinstance(e.get("from_text"), dict) else None) for e in declared}
+    places = {
+        (
+            e.get("source"),
+            e.get("path"),
+            (e.get("from_text") or {}).get("kind") if isinstance(e.get("from_text"), dict) else None,
+        )
+        for e in declared
+    }
     mech = argument_exports(tool)
     if profile != "shared":
         structured = tool.response is not None and schema_type(tool.response) in ("object", "array")
@@ -313,7 +357,9 @@ def add_mechanical_exports(d: dict[str, Any], tool: Tool, profile: RuleProfile) 
         places.add(place)
 
 
-def contract_from_reply(text: str | None, tool: Tool, *, revision: int = 0, profile: RuleProfile = "stateful") -> Contract:
+def contract_from_reply(
+    text: str | None, tool: Tool, *, revision: int = 0, profile: RuleProfile = "stateful"
+) -> Contract:
     """Parse, complete and validate one reply; raises :class:`ReplyError` listing every problem found."""
     d = parse_reply(text)
     d = copy.deepcopy(d)
@@ -328,7 +374,9 @@ def contract_from_reply(text: str | None, tool: Tool, *, revision: int = 0, prof
     if isinstance(d.get("success"), dict) and isinstance(d.get("failure"), dict):
         # A model writes S+/S- over the status field; a refusal the tool reports as data (error text, an error
         # object, a false verdict flag) is recognised as for offline contracts (see outcome.refusal_schema).
-        d["success"], d["failure"] = with_refusals(d["success"], d["failure"], refusal_schema(flags=not is_read_tool(tool)))
+        d["success"], d["failure"] = with_refusals(
+            d["success"], d["failure"], refusal_schema(flags=not is_read_tool(tool))
+        )
     errors = validate_contract(d, tool)
     if errors:
         raise ReplyError("; ".join(errors[:12]) + (f"; ... and {len(errors) - 12} more" if len(errors) > 12 else ""))
@@ -388,17 +436,31 @@ class LLMProposer:
             base_url = overrides.pop("base_url", None) or os.environ.get(ENV_BASE_URL)
             model = overrides.pop("model", None) or os.environ.get(ENV_MODEL)
             if not base_url or not model:
-                raise ConfigError(f"the llm proposer needs an endpoint and a model: pass --llm-base-url/--llm-model or set ${ENV_BASE_URL} and ${ENV_MODEL}")
+                raise ConfigError(
+                    (
+                        "the llm proposer needs an endpoint and a model: pass --llm-base-url/--llm-model or set "
+                        f"${ENV_BASE_URL} and ${ENV_MODEL}"
+                    )
+                )
             config = LLMConfig(base_url=base_url, model=model, **overrides)
         elif overrides:
             raise ConfigError("pass either an LLMConfig or keyword settings to LLMProposer, not both")
         if config.rules not in RULE_PROFILES:
             raise ConfigError(f"unknown contract rule profile {config.rules!r}: choose one of {list(RULE_PROFILES)}")
         if config.calling_convention not in CALLING_CONVENTIONS:
-            raise ConfigError(f"unknown calling convention {config.calling_convention!r}: choose one of {list(CALLING_CONVENTIONS)}")
+            raise ConfigError(
+                f"unknown calling convention {config.calling_convention!r}: choose one of {list(CALLING_CONVENTIONS)}"
+            )
         self.config = config
         self.stats = LLMStats()
-        self.chat = ChatClient(config, self.stats, client=client, error=LLMProposerError, abort_after=config.abort_after_transport_failures, key_by_url=False)
+        self.chat = ChatClient(
+            config,
+            self.stats,
+            client=client,
+            error=LLMProposerError,
+            abort_after=config.abort_after_transport_failures,
+            key_by_url=False,
+        )
         self.cache = self.chat.cache
         self._lock = threading.Lock()
         self._used: dict[str, int] = {}
@@ -408,13 +470,17 @@ class LLMProposer:
     def rules_for(self, tool: Tool) -> RuleProfile:
         profile = tool.metadata.get(META_RULES, self.config.rules)
         if profile not in RULE_PROFILES:
-            raise ConfigError(f"tool {tool.name!r}: metadata {META_RULES}={profile!r} is not one of {list(RULE_PROFILES)}")
+            raise ConfigError(
+                f"tool {tool.name!r}: metadata {META_RULES}={profile!r} is not one of {list(RULE_PROFILES)}"
+            )
         return profile
 
     def convention_for(self, tool: Tool) -> CallingConvention:
         conv = tool.metadata.get(META_CONVENTION, self.config.calling_convention)
         if conv not in CALLING_CONVENTIONS:
-            raise ConfigError(f"tool {tool.name!r}: metadata {META_CONVENTION}={conv!r} is not one of {list(CALLING_CONVENTIONS)}")
+            raise ConfigError(
+                f"tool {tool.name!r}: metadata {META_CONVENTION}={conv!r} is not one of {list(CALLING_CONVENTIONS)}"
+            )
         return conv
 
     def messages(self, tool: Tool, **kwargs: Any) -> list[dict[str, str]]:
@@ -454,7 +520,9 @@ class LLMProposer:
         with self._lock:
             return CALL_BUDGET - self._used.get(tool, CALL_BUDGET)
 
-    def _attempts(self, tool: Tool, contract: Contract | None, revision: int, feedback: list[dict[str, Any]] | None) -> tuple[Contract | None, list[str]]:
+    def _attempts(
+        self, tool: Tool, contract: Contract | None, revision: int, feedback: list[dict[str, Any]] | None
+    ) -> tuple[Contract | None, list[str]]:
         """Ask until a usable contract comes back or the budget is spent; returns (contract, problems seen)."""
         problems: list[str] = []
         rejected: tuple[list[str], str] | None = None
@@ -493,7 +561,12 @@ class LLMProposer:
         self._bump(fallbacks=1)
         fallback = self._offline.propose(tool)
         fallback.flags.append(FALLBACK_FLAG)
-        fallback.notes.append(f"llm {self.config.model}: no usable contract in {CALL_BUDGET} attempts; last problem: {problems[-1] if problems else 'none'}")
+        fallback.notes.append(
+            (
+                f"llm {self.config.model}: no usable contract in {CALL_BUDGET} attempts; last problem: "
+                f"{problems[-1] if problems else 'none'}"
+            )
+        )
         return fallback
 
     def revise(self, contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Contract | None:
@@ -516,7 +589,9 @@ class LLMProposer:
             return fixed
         if _same_contract(new, contract):
             return None
-        new.notes = list(contract.notes) + [f"revision {revision}: llm {self.config.model} revised from same-tool feedback"]
+        new.notes = list(contract.notes) + [
+            f"revision {revision}: llm {self.config.model} revised from same-tool feedback"
+        ]
         new.flags = [f for f in contract.flags if f != FALLBACK_FLAG]
         if "revised" not in new.flags:
             new.flags.append("revised")
@@ -561,7 +636,9 @@ def make_llm_proposer(
         raise ConfigError("--proposer llm needs --llm-base-url and --llm-model")
     unknown = set(settings) - set(LLMConfig.__dataclass_fields__)
     if unknown:
-        raise ConfigError(f"unknown LLM setting(s) {sorted(unknown)}: choose among {sorted(LLMConfig.__dataclass_fields__)}")
+        raise ConfigError(
+            f"unknown LLM setting(s) {sorted(unknown)}: choose among {sorted(LLMConfig.__dataclass_fields__)}"
+        )
     config = LLMConfig(
         base_url=base_url,
         model=model,

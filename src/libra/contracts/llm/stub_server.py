@@ -81,7 +81,11 @@ class OfflineResponder:
         fb = payload.get("same_tool_invocation_feedback") or {}
         calls = [fb["triggering_call"]] if isinstance(fb.get("triggering_call"), dict) else []
         calls += [c for c in fb.get("other_calls") or [] if isinstance(c, dict)]
-        feedback = [{"arguments": c.get("arguments") or {}, "record": c.get("invocation_result"), "expected": c.get("expected")} for c in calls if isinstance(c.get("invocation_result"), dict)]
+        feedback = [
+            {"arguments": c.get("arguments") or {}, "record": c.get("invocation_result"), "expected": c.get("expected")}
+            for c in calls
+            if isinstance(c.get("invocation_result"), dict)
+        ]
         revised = offline_revise(contract, tool, feedback) if feedback else None
         return Reply(contract_json(revised or contract))
 
@@ -89,8 +93,12 @@ class OfflineResponder:
 class ScriptedResponder:
     """Per-tool scripts of replies, played in order; tools without (remaining) script go to ``fallback``."""
 
-    def __init__(self, scripts: dict[str, Iterable[Reply | str]], fallback: Callable[[dict[str, Any], int], Reply] | None = None) -> None:
-        self._scripts = {name: [r if isinstance(r, Reply) else Reply(r) for r in replies] for name, replies in scripts.items()}
+    def __init__(
+        self, scripts: dict[str, Iterable[Reply | str]], fallback: Callable[[dict[str, Any], int], Reply] | None = None
+    ) -> None:
+        self._scripts = {
+            name: [r if isinstance(r, Reply) else Reply(r) for r in replies] for name, replies in scripts.items()
+        }
         self._lock = threading.Lock()
         self.fallback = fallback or OfflineResponder()
 
@@ -133,7 +141,13 @@ class Received:
 class OpenAIStubServer:
     """The server plus what it observed: every request, and the maximum number served at the same time."""
 
-    def __init__(self, responder: Callable[[dict[str, Any], int], Reply] | None = None, host: str = "127.0.0.1", port: int = 0, delay: float = 0.0) -> None:
+    def __init__(
+        self,
+        responder: Callable[[dict[str, Any], int], Reply] | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        delay: float = 0.0,
+    ) -> None:
         self.responder = responder or OfflineResponder()
         self.delay = delay
         self.received: list[Received] = []
@@ -197,7 +211,14 @@ class OpenAIStubServer:
                 self.in_flight -= 1
         if reply.status != 200:
             kind = "rate_limit_exceeded" if reply.status == 429 else "server_error"
-            return reply.status, {"error": {"message": reply.content or f"scripted HTTP {reply.status}", "type": kind, "code": None, "param": None}}
+            return reply.status, {
+                "error": {
+                    "message": reply.content or f"scripted HTTP {reply.status}",
+                    "type": kind,
+                    "code": None,
+                    "param": None,
+                }
+            }
         content = reply.content or ""
         prompt_tokens = sum(len(str(m.get("content", ""))) for m in body.get("messages") or []) // 4
         completion_tokens = len(content) // 4
@@ -207,7 +228,11 @@ class OpenAIStubServer:
             "created": int(time.time()),
             "model": body.get("model", "stub"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens},
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
         }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -226,7 +251,13 @@ class OpenAIStubServer:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server naming
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, {"object": "list", "data": [{"id": "stub", "object": "model", "created": 0, "owned_by": "libra"}]})
+                    self._send(
+                        200,
+                        {
+                            "object": "list",
+                            "data": [{"id": "stub", "object": "model", "created": 0, "owned_by": "libra"}],
+                        },
+                    )
                 else:
                     self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 

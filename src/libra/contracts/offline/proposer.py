@@ -18,18 +18,51 @@ import jsonpath
 
 from libra.catalog import Tool
 from libra.runtime.base import json_type  # noqa: F401 - re-exported for contract code
-from libra.contracts.model import CHECKED_LITERAL, MAX_REVISIONS, NESTED_REFERENCE, Argument, Contract, Export, FromText, Template
+from libra.contracts.model import (
+    CHECKED_LITERAL,
+    MAX_REVISIONS,
+    NESTED_REFERENCE,
+    Argument,
+    Contract,
+    Export,
+    FromText,
+    Template,
+)
 from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
 from libra.contracts.text_values import STRUCTURED_KINDS, is_text, text_findings
 from libra.contracts.outcome import (
-    canonical_path, classify, extract, is_scalar, record_dict, refusal_of, refusal_schema, rejection_message, schema_accepts,
+    canonical_path,
+    classify,
+    extract,
+    is_scalar,
+    record_dict,
+    refusal_of,
+    refusal_schema,
+    rejection_message,
+    schema_accepts,
     with_refusals,
 )
 from libra.schema import message_parameter, repair_literal
 from libra.schema import (  # noqa: F401 - re-exported: these lived here before schema.py
-    CONTACT_ADDRESS, ENCODED_KINDS, ENTITY_EXAMPLES, SENTINEL_INT, SENTINEL_STRING, _compounds, _described_bound,
-    _described_options, _fits, _format_example, _number_in_range, _string_example, described_choices,
-    encoded_format, field_text, literal_for, schema_type, sentinel_for, words,
+    CONTACT_ADDRESS,
+    ENCODED_KINDS,
+    ENTITY_EXAMPLES,
+    SENTINEL_INT,
+    SENTINEL_STRING,
+    _compounds,
+    _described_bound,
+    _described_options,
+    _fits,
+    _format_example,
+    _number_in_range,
+    _string_example,
+    described_choices,
+    encoded_format,
+    field_text,
+    literal_for,
+    schema_type,
+    sentinel_for,
+    words,
 )
 
 
@@ -53,19 +86,70 @@ def _has_phrase(text: str, phrases: Iterable[str]) -> bool:
 # value (rules 4, 6, 11).
 ISSUED_IDENTITY = {"id", "ids", "uuid", "guid", "token", "handle", "session", "sid", "ref", "reference", "code", "otp"}
 # Credentials of an account (rule 12).
-CREDENTIALS = {"username", "user", "userid", "login", "email", "password", "passwd", "passcode", "pin", "secret", "account", "clientid", "clientsecret", "refreshtoken"}
+CREDENTIALS = {
+    "username",
+    "user",
+    "userid",
+    "login",
+    "email",
+    "password",
+    "passwd",
+    "passcode",
+    "pin",
+    "secret",
+    "account",
+    "clientid",
+    "clientsecret",
+    "refreshtoken",
+}
 # Names that identify a record the caller may have chosen when it was created (file names, keys, recipients);
 # at reference time they must match that record (rule 11).
 NAMED_REFERENCE = {
-    "key", "name", "filename", "file", "path", "dir", "dirname", "directory", "folder", "source", "src",
-    "username", "user", "recipient", "receiver", "contact", "symbol", "account", "handle", "email",
+    "key",
+    "name",
+    "filename",
+    "file",
+    "path",
+    "dir",
+    "dirname",
+    "directory",
+    "folder",
+    "source",
+    "src",
+    "username",
+    "user",
+    "recipient",
+    "receiver",
+    "contact",
+    "symbol",
+    "account",
+    "handle",
+    "email",
 }
 # People a call sends to, relates or follows: creating a relation never invents the person (rule 11).
 PERSON_REFERENCE = {"user", "username", "recipient", "receiver", "contact", "member", "follower", "friend"}
 # Leading words of option flags passed as strings ("include_removed", "is_public").
 FLAG_PREFIXES = {"include", "is", "has", "show", "enable", "disable", "use", "allow"}
 # Tool-name verbs that bring a new record into being; the record's own name is then chosen freely (rule 10).
-CREATION_VERBS = {"create", "add", "new", "register", "make", "insert", "put", "store", "save", "post", "append", "write", "upload", "signup", "mk", "touch", "open"}
+CREATION_VERBS = {
+    "create",
+    "add",
+    "new",
+    "register",
+    "make",
+    "insert",
+    "put",
+    "store",
+    "save",
+    "post",
+    "append",
+    "write",
+    "upload",
+    "signup",
+    "mk",
+    "touch",
+    "open",
+}
 # Tool-name verbs of sign-in (rule 12).
 AUTH_WORDS = {"login", "logon", "signin", "authenticate", "auth", "authorize"}
 # Tool-name words of account creation / credential recovery: new identifiers and secrets are constructed (rule 12).
@@ -73,26 +157,146 @@ AUTH_WORDS = {"login", "logon", "signin", "authenticate", "auth", "authorize"}
 # (create_account, reset_password), not when it creates something else for a signed-in user (create_transaction).
 ACCOUNT_CREATION = {"register", "signup", "create", "reset", "recover", "change"}
 ACCOUNT_ONLY_VERBS = {"register", "signup"}
-ACCOUNT_OBJECTS = {"account", "user", "profile", "password", "passcode", "pin", "credential", "credentials", "secret", "login"}
+ACCOUNT_OBJECTS = {
+    "account",
+    "user",
+    "profile",
+    "password",
+    "passcode",
+    "pin",
+    "credential",
+    "credentials",
+    "secret",
+    "login",
+}
 # Secrets a recovery or change call sets anew; the account's identifier (an e-mail, a user name) still has to exist.
 SECRETS = {"password", "passwd", "passcode", "pin", "secret", "clientsecret", "code", "otp"}
 # Parameter words that mark a freely chosen value (rule 10): content, criteria, quantities, dates and flags.
 FREE_VALUE = {
-    "content", "text", "message", "body", "title", "description", "comment", "note", "subject", "query", "keyword",
-    "keywords", "pattern", "search", "filter", "amount", "quantity", "price", "cost", "value", "number", "count",
-    "limit", "threshold", "date", "time", "mode", "option", "type", "status", "priority", "resolution", "unit",
-    "temperature", "speed", "distance", "min", "max", "top", "k", "lines", "format", "level", "tags", "label",
+    "content",
+    "text",
+    "message",
+    "body",
+    "title",
+    "description",
+    "comment",
+    "note",
+    "subject",
+    "query",
+    "keyword",
+    "keywords",
+    "pattern",
+    "search",
+    "filter",
+    "amount",
+    "quantity",
+    "price",
+    "cost",
+    "value",
+    "number",
+    "count",
+    "limit",
+    "threshold",
+    "date",
+    "time",
+    "mode",
+    "option",
+    "type",
+    "status",
+    "priority",
+    "resolution",
+    "unit",
+    "temperature",
+    "speed",
+    "distance",
+    "min",
+    "max",
+    "top",
+    "k",
+    "lines",
+    "format",
+    "level",
+    "tags",
+    "label",
 }
 # Description phrases saying the value must already exist (rules 5, 11).
-EXISTING_CUES = ("existing", "already", "previously", "obtained from", "returned by", "issued", "registered", "must match", "must exist", "uniquely identifies", "id of", "identifier of", "stored in")
+EXISTING_CUES = (
+    "existing",
+    "already",
+    "previously",
+    "obtained from",
+    "returned by",
+    "issued",
+    "registered",
+    "must match",
+    "must exist",
+    "uniquely identifies",
+    "id of",
+    "identifier of",
+    "stored in",
+)
 # Description phrases saying the value is new or a free search criterion (rule 10).
 NEW_CUES = ("new", "to create", "to be created")
 SEARCH_CUES = ("search for", "filter by", "filter", "to look for")
 # Read-only tool verbs: a returned boolean is result data, never a failure flag (F7).
-READ_VERBS = {"get", "list", "check", "search", "view", "display", "find", "retrieve", "read", "show", "is", "has", "estimate", "fetch", "query", "count", "compute", "calculate", "lookup"}
+READ_VERBS = {
+    "get",
+    "list",
+    "check",
+    "search",
+    "view",
+    "display",
+    "find",
+    "retrieve",
+    "read",
+    "show",
+    "is",
+    "has",
+    "estimate",
+    "fetch",
+    "query",
+    "count",
+    "compute",
+    "calculate",
+    "lookup",
+}
 # Words of generic acknowledgement / control values that should not propagate (rule 24).
-NON_PROPAGATING = {"status", "success", "ok", "error", "errors", "ack", "result", "count", "total", "rating", "rank", "score", "page", "offset", "limit", "cursor", "next", "prev", "k", "top", "human", "readable"}
-STATUS_TEXT_CUES = ("status of", "result of", "error message", "describing the result", "whether", "true if", "false if", "status message", "number of", "count of")
+NON_PROPAGATING = {
+    "status",
+    "success",
+    "ok",
+    "error",
+    "errors",
+    "ack",
+    "result",
+    "count",
+    "total",
+    "rating",
+    "rank",
+    "score",
+    "page",
+    "offset",
+    "limit",
+    "cursor",
+    "next",
+    "prev",
+    "k",
+    "top",
+    "human",
+    "readable",
+}
+STATUS_TEXT_CUES = (
+    "status of",
+    "result of",
+    "error message",
+    "describing the result",
+    "whether",
+    "true if",
+    "false if",
+    "status message",
+    "number of",
+    "count of",
+)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -122,7 +326,7 @@ def is_creation_tool(tool: Tool) -> bool:
 
 
 def account_creation_kind(tool: Tool) -> str | None:
-    """"create" for sign-up/account creation, "recover" for a password reset or change, else None (rule 12)."""
+    """ "create" for sign-up/account creation, "recover" for a password reset or change, else None (rule 12)."""
     tw = tool_words(tool)
     if tw & ACCOUNT_ONLY_VERBS or (tw & {"create"} and tw & ACCOUNT_OBJECTS):
         return "create"
@@ -172,7 +376,11 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # H5 (rule 12): account creation constructs the new identifier and secret; credential recovery constructs
     # only the new secret (the account it recovers must exist).
     kind = account_creation_kind(tool)
-    if comp & CREDENTIALS and not (last in ISSUED_IDENTITY) and (kind == "create" or kind == "recover" and comp & SECRETS):
+    if (
+        comp & CREDENTIALS
+        and not (last in ISSUED_IDENTITY)
+        and (kind == "create" or kind == "recover" and comp & SECRETS)
+    ):
         return ParamDecision("literal", "H5 new account identifier/secret at creation (rule 12)")
     # H6 (rules 4, 6, 11): identifiers, tokens, handles and codes are issued by the system; a guessed value of the
     # right type would fail, so success needs the exact runtime value.
@@ -181,7 +389,13 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     # H6b (rules 4, 11): the description's head noun is an identifier or code ("The zipcode of the first city",
     # "The ID of the order"), even when the parameter's own name does not say so.
     m = re.match(r"\s*(?:the|a|an)\s+([a-z0-9 _-]{1,30}?)\s+(?:of|for|to|from)\b", desc.lower())
-    if t in (None, "string", "integer") and m and (set(m.group(1).replace("-", " ").split()) & ISSUED_IDENTITY or m.group(1).replace(" ", "").endswith("code")):
+    if (
+        t in (None, "string", "integer")
+        and m
+        and (
+            set(m.group(1).replace("-", " ").split()) & ISSUED_IDENTITY or m.group(1).replace(" ", "").endswith("code")
+        )
+    ):
         return ParamDecision("observation", "H6b described as an identifier or code (rules 4, 11)")
     # H7 (rules 5, 11): the description says the value must already exist or identify a particular record.
     if _has_phrase(desc, EXISTING_CUES):
@@ -230,7 +444,22 @@ def should_propagate(name: str, schema: dict[str, Any]) -> bool:
         return False
     toks = set(words(name))
     desc = schema.get("description", "") or ""
-    if toks & {"id", "ids", "token", "uuid", "key", "code", "handle", "name", "path", "url", "address", "email", "date", "time"}:
+    if toks & {
+        "id",
+        "ids",
+        "token",
+        "uuid",
+        "key",
+        "code",
+        "handle",
+        "name",
+        "path",
+        "url",
+        "address",
+        "email",
+        "date",
+        "time",
+    }:
         return True
     if toks & NON_PROPAGATING:
         return False
@@ -250,7 +479,9 @@ def _leaf_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _leaves(schema: dict[str, Any], path: str, label: list[str], depth: int = 0) -> list[tuple[str, list[str], dict[str, Any]]]:
+def _leaves(
+    schema: dict[str, Any], path: str, label: list[str], depth: int = 0
+) -> list[tuple[str, list[str], dict[str, Any]]]:
     """Scalar leaves declared by a schema: (JSONPath, field-label chain, leaf schema); arrays use ``[*]`` (rule 21)."""
     if depth > 6 or not isinstance(schema, dict):
         return []
@@ -334,7 +565,15 @@ def argument_exports(tool: Tool) -> list[Export]:
         path = child_path("$", p)
         if t == "array":
             items = s.get("items") if isinstance(s.get("items"), dict) else {}
-            out.append(Export(p, "arguments", f"{path}[*]", _leaf_schema(items), should_propagate(p, {**items, "description": s.get("description", "")})))
+            out.append(
+                Export(
+                    p,
+                    "arguments",
+                    f"{path}[*]",
+                    _leaf_schema(items),
+                    should_propagate(p, {**items, "description": s.get("description", "")}),
+                )
+            )
         elif t == "object":
             continue  # a structured argument is an input bundle, not a reusable scalar
         else:
@@ -342,7 +581,8 @@ def argument_exports(tool: Tool) -> list[Export]:
     return out
 
 
-#: The identifier forms read from a reply declared as free text before any call is seen (see :func:`identifier_exports`).
+#: The identifier forms read from a reply declared as free text before any call is seen (see
+#: :func:`identifier_exports`).
 DECLARED_TEXT_KINDS = ("hex_id", "uuid", "path", "url")
 
 
@@ -363,7 +603,16 @@ def identifier_exports(tool: Tool, taken: set[str]) -> list[Export]:
     for kind in DECLARED_TEXT_KINDS:
         name = _export_name([kind], taken, kind, prefix="text")
         taken.add(name)
-        out.append(Export(name, "response", "$", {"type": "string", "description": f"a {kind.replace('_', ' ')} printed in the reply"}, True, FromText(kind)))
+        out.append(
+            Export(
+                name,
+                "response",
+                "$",
+                {"type": "string", "description": f"a {kind.replace('_', ' ')} printed in the reply"},
+                True,
+                FromText(kind),
+            )
+        )
     return out
 
 
@@ -387,8 +636,16 @@ def response_exports(tool: Tool, taken: set[str]) -> list[Export]:
 # Outcome schemas
 # ---------------------------------------------------------------------------------------------------------------
 
-BASE_SUCCESS: dict[str, Any] = {"type": "object", "properties": {"status": {"const": "success"}}, "required": ["status"]}
-BASE_FAILURE: dict[str, Any] = {"type": "object", "properties": {"status": {"enum": ["rejected", "error"]}}, "required": ["status"]}
+BASE_SUCCESS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"status": {"const": "success"}},
+    "required": ["status"],
+}
+BASE_FAILURE: dict[str, Any] = {
+    "type": "object",
+    "properties": {"status": {"enum": ["rejected", "error"]}},
+    "required": ["status"],
+}
 
 
 def success_flags(tool: Tool) -> list[str]:
@@ -435,7 +692,16 @@ def outcome_schemas(tool: Tool) -> tuple[dict[str, Any], dict[str, Any]]:
         for f in flags[1:]:
             failed = {"anyOf": [failed, {"type": "object", "properties": {f: {"const": False}}, "required": [f]}]}
         output["not"] = failed
-        failure = {"anyOf": [copy.deepcopy(BASE_FAILURE), {"type": "object", "properties": {"status": {"const": "success"}, "output": failed}, "required": ["status", "output"]}]}
+        failure = {
+            "anyOf": [
+                copy.deepcopy(BASE_FAILURE),
+                {
+                    "type": "object",
+                    "properties": {"status": {"const": "success"}, "output": failed},
+                    "required": ["status", "output"],
+                },
+            ]
+        }
     if output:
         success["properties"]["output"] = output
         success["required"] = ["status", "output"]
@@ -478,11 +744,10 @@ def effect_complete_literal(tool: Tool, name: str, schema: dict[str, Any]) -> An
         name_words = {w for w in tool_words(tool) if len(w) >= 3}
         for w in clause:
             for pre in _NEGATING_PREFIXES:
-                if w.startswith(pre) and any(w[len(pre):].startswith(n) for n in name_words):
+                if w.startswith(pre) and any(w[len(pre) :].startswith(n) for n in name_words):
                     return False
         return None
     return None
-
 
 
 #: At most this many extra success templates per tool give a boolean its other value or a closed set its other
@@ -532,7 +797,11 @@ def value_variants(tool: Tool, full: dict[str, Argument], decisions: dict[str, P
             # reveal nothing new. A flag's other value can (archived vs not), so flags keep both ways.
             continue
         current = json.dumps(arg.value, sort_keys=True, default=str)
-        values = [v for v in _closed_values(schema) if json.dumps(v, sort_keys=True, default=str) != current and _fits(schema, v)]
+        values = [
+            v
+            for v in _closed_values(schema)
+            if json.dumps(v, sort_keys=True, default=str) != current and _fits(schema, v)
+        ]
         if values:
             others.append((p, values))
     out: list[tuple[str, Any]] = []
@@ -551,17 +820,20 @@ def criterion_order(tool: Tool, optional: list[str], decisions: dict[str, ParamD
     (:data:`PRESENTATION_WORDS`) choose which part of the result is shown, not which records match, so they are
     no criteria.
     """
+
     def rank(p: str) -> int:
         if decisions[p].kind == "observation":
             return 0
         return 1 if _closed_values(tool.param_schema(p)) else 2
+
     criteria = [p for p in optional if not set(words(p)) & PRESENTATION_WORDS]
     return sorted(criteria, key=lambda p: (rank(p), criteria.index(p)))
 
 
 def _variant_name(param: str, value: Any, taken: set[str]) -> str:
     """A template name for a value variant, unique within the contract ("enabled_false", "unit_celsius")."""
-    base = f"{param}_{re.sub(r'[^A-Za-z0-9]+', '_', json.dumps(value) if not isinstance(value, str) else value).strip('_').lower()[:30] or 'value'}"
+    text = value if isinstance(value, str) else json.dumps(value)
+    base = f"{param}_{re.sub(r'[^A-Za-z0-9]+', '_', text).strip('_').lower()[:30] or 'value'}"
     name, n = base, 2
     while name in taken:
         name, n = f"{base}_{n}", n + 1
@@ -576,7 +848,8 @@ def propose(tool: Tool) -> Contract:
     parameters; for such a read tool, ``by_<p>`` with one criterion each (:func:`criterion_order`, at most
     :data:`MAX_CRITERION_TEMPLATES`); and up to :data:`MAX_VALUE_VARIANTS` templates giving a flag or a closed
     choice its other values (:func:`value_variants`). A tool thus has at most
-    ``MAX_VALUE_VARIANTS + MAX_CRITERION_TEMPLATES - 1`` success templates more than before these rules. One expected-failure
+    ``MAX_VALUE_VARIANTS + MAX_CRITERION_TEMPLATES - 1`` success templates more than before these rules. One
+    expected-failure
     template swaps a required reference for a value that cannot exist.
     """
     decisions = {p: decide_parameter(tool, p, tool.param_schema(p)) for p in tool.param_names}
@@ -612,7 +885,13 @@ def propose(tool: Tool) -> Contract:
         templates.append(Template("required_only", required_only, "success"))
     if revealing:
         for p in criterion_order(tool, optional, decisions)[:MAX_CRITERION_TEMPLATES]:
-            templates.append(Template(f"by_{p}", {q: (full[q] if q in required or q == p else Argument.omit()) for q in tool.param_names}, "success"))
+            templates.append(
+                Template(
+                    f"by_{p}",
+                    {q: (full[q] if q in required or q == p else Argument.omit()) for q in tool.param_names},
+                    "success",
+                )
+            )
     base = required_only if revealing else full
     taken_names = {t.name for t in templates}
     for p, value in value_variants(tool, full, decisions):
@@ -632,7 +911,15 @@ def propose(tool: Tool) -> Contract:
     exports.extend(response_exports(tool, taken))
     success, failure = outcome_schemas(tool)
     notes = [f"{p}: {d.kind} ({d.reason})" for p, d in decisions.items()]
-    return Contract(tool=tool.name, templates=templates, exports=exports, success=success, failure=failure, proposer="offline", notes=notes)
+    return Contract(
+        tool=tool.name,
+        templates=templates,
+        exports=exports,
+        success=success,
+        failure=failure,
+        proposer="offline",
+        notes=notes,
+    )
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -659,7 +946,9 @@ def _is_field_name(key: str) -> bool:
     return _NUMBERED_FIELD.fullmatch(key) is not None or not any(c.isdigit() for c in key)
 
 
-def observed_leaves(value: Any, path: str = "$", label: list[str] | None = None, depth: int = 0) -> dict[str, tuple[list[str], str]]:
+def observed_leaves(
+    value: Any, path: str = "$", label: list[str] | None = None, depth: int = 0
+) -> dict[str, tuple[list[str], str]]:
     """Generic paths of the scalar leaves of an observed value: {path: (field labels, json type)}.
 
     Lists and data-keyed mappings become ``[*]`` so the path describes structure, never a concrete value.
@@ -685,7 +974,9 @@ def observed_leaves(value: Any, path: str = "$", label: list[str] | None = None,
     return out
 
 
-def uncovered_leaves(contract: Contract, args: dict[str, Any], record: dict[str, Any]) -> list[tuple[str, str, list[str], str]]:
+def uncovered_leaves(
+    contract: Contract, args: dict[str, Any], record: dict[str, Any]
+) -> list[tuple[str, str, list[str], str]]:
     """Observed scalar leaves of a record's output and state changes that no export reaches.
 
     Returns (source, generic path, field labels, JSON type). A leaf counts as reached when an export's path
@@ -726,7 +1017,11 @@ def uncovered_text(contract: Contract, record: dict[str, Any]) -> list[tuple[str
     output = record_dict(record).get("output")
     if output is None:
         return []
-    have = {_text_key(e.source, e.path, e.from_text.kind, e.from_text.path) for e in contract.exports if e.from_text is not None}
+    have = {
+        _text_key(e.source, e.path, e.from_text.kind, e.from_text.path)
+        for e in contract.exports
+        if e.from_text is not None
+    }
     out: list[tuple[str, str, FromText, list[str], str]] = []
     seen: set[tuple[str, str, str, str]] = set()
     texts = [("$", [], output)] if isinstance(output, str) else []
@@ -793,7 +1088,9 @@ def _describe_shape(shape: dict[str, Any]) -> str:
     return str(shape.get("type"))
 
 
-def _repair_success_shape(contract: Contract, tool: Tool, rec: dict[str, Any], contrast: list[dict[str, Any]]) -> list[str]:
+def _repair_success_shape(
+    contract: Contract, tool: Tool, rec: dict[str, Any], contrast: list[dict[str, Any]]
+) -> list[str]:
     """Repair S+/S- for a success record whose output S+ rejects; edits ``contract`` in place, returns notes.
 
     Two readings of the same symptom, told apart by contrast with the tool's other calls:
@@ -818,7 +1115,12 @@ def _repair_success_shape(contract: Contract, tool: Tool, rec: dict[str, Any], c
         refusal = refusal_of(contract.success)
         refusal = {"anyOf": [refusal, learned]} if refusal is not None else learned
         contract.success, contract.failure = with_refusals(contract.success, contract.failure, refusal)
-        return [f"output shaped as {_describe_shape(shape)} appears only where other calls of this tool succeed with another shape: learned as a refusal"]
+        return [
+            (
+                f"output shaped as {_describe_shape(shape)} appears only where other calls of this tool succeed "
+                "with another shape: learned as a refusal"
+            )
+        ]
     out_schema = contract.success.get("properties", {}).get("output")
     if not (isinstance(out_schema, dict) and "type" in out_schema):
         return []
@@ -826,7 +1128,12 @@ def _repair_success_shape(contract: Contract, tool: Tool, rec: dict[str, Any], c
     out_schema["type"] = sorted(set(declared) | {seen})
     if "declared_type_mismatch" not in contract.flags:
         contract.flags.append("declared_type_mismatch")
-    return [f"success output type widened to include observed {seen} (declared response type {'/'.join(declared)} does not match what the tool returns)"]
+    return [
+        (
+            f"success output type widened to include observed {seen} (declared response type "
+            f"{'/'.join(declared)} does not match what the tool returns)"
+        )
+    ]
 
 
 def _clip_message(message: str, limit: int = 80) -> str:
@@ -857,7 +1164,9 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
         if not message:
             continue
         args = fb.get("arguments", {}) or {}
-        literals = {p: a.value for p, a in t.arguments.items() if a.kind == "literal" and args.get(p, a.value) == a.value}
+        literals = {
+            p: a.value for p, a in t.arguments.items() if a.kind == "literal" and args.get(p, a.value) == a.value
+        }
         param = message_parameter(message, literals, others=[p for p in t.arguments if p not in literals])
         if param is None:
             continue
@@ -885,7 +1194,9 @@ def _argument_for(contract: Contract, tool: Tool, param: str) -> Argument:
     return Argument.literal(literal_for(param, schema))
 
 
-def exclusive_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[tuple[str, Exclusive, list[dict[str, Argument]], str]]:
+def exclusive_repairs(
+    contract: Contract, tool: Tool, feedback: list[dict[str, Any]]
+) -> list[tuple[str, Exclusive, list[dict[str, Argument]], str]]:
     """Success templates the tool refused for giving several of a set of inputs that exclude one another (or none
     of them): (template, the set, the argument sets to use instead, message).
 
@@ -926,7 +1237,11 @@ def _split_exclusive(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) 
     added = 0
     for name, group, choices, message in exclusive_repairs(new, tool, feedback):
         at = next(i for i, t in enumerate(new.templates) if t.name == name)
-        seen = [{p: a.to_dict() for p, a in t.arguments.items() if a.kind != "omit"} for t in new.templates if t.name != name]
+        seen = [
+            {p: a.to_dict() for p, a in t.arguments.items() if a.kind != "omit"}
+            for t in new.templates
+            if t.name != name
+        ]
         replacement: list[Template] = []
         for args in choices:
             key = {p: a.to_dict() for p, a in args.items() if a.kind != "omit"}
@@ -940,16 +1255,29 @@ def _split_exclusive(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) 
             added += 1
         new.templates[at : at + 1] = replacement
         kept_names = ", ".join(t.name for t in replacement) or "none new"
-        changed.append(f"template {name}: split over inputs that exclude one another ({', '.join(group.inputs)}) into {kept_names} ({_clip_message(message)})")
+        changed.append(
+            (
+                f"template {name}: split over inputs that exclude one another ({', '.join(group.inputs)}) into "
+                f"{kept_names} ({_clip_message(message)})"
+            )
+        )
     return changed
 
 
 #: Words of a rejection saying a named thing is not there ("not found", "did not match any files", "did not
 #: resolve to an object", "no such file", "does not exist", "unknown branch").
-_MISSING = re.compile(r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could not resolve|cannot resolve|unknown|no matching|not exist|(?:could|can)(?:n'?t| ?not) find)\b", re.IGNORECASE)
+_MISSING = re.compile(
+    (
+        r"\b(?:not found|no such|does not exist|doesn't exist|did not match|didn't match|did not resolve|could "
+        r"not resolve|cannot resolve|unknown|no matching|not exist|(?:could|can)(?:n'?t| ?not) find)\b"
+    ),
+    re.IGNORECASE,
+)
 
 
-def string_leaves(value: Any, pointer: tuple[str | int, ...] = (), depth: int = 0) -> list[tuple[tuple[str | int, ...], str]]:
+def string_leaves(
+    value: Any, pointer: tuple[str | int, ...] = (), depth: int = 0
+) -> list[tuple[tuple[str | int, ...], str]]:
     """(pointer, string) for every string leaf inside a structured value: keys and list indices from the top."""
     if depth > 6:
         return []
@@ -965,7 +1293,9 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else [v for _p, v in string_leaves(value)]
 
 
-def missing_references(contract: Contract, feedback: list[dict[str, Any]]) -> list[tuple[str, str, list[str | int] | None]]:
+def missing_references(
+    contract: Contract, feedback: list[dict[str, Any]]
+) -> list[tuple[str, str, list[str | int] | None]]:
     """Literal inputs a success template passed that the tool refused as naming nothing: (parameter, message,
     pointer), the pointer locating the refused leaf inside a structured literal (None: the whole value).
 
@@ -1047,28 +1377,43 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
         template.arguments[param] = Argument.literal(value)
         if CHECKED_LITERAL + param not in new.flags:
             new.flags.append(CHECKED_LITERAL + param)
-        changed.append(f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})")
+        changed.append(
+            f"template {name}: literal for {param} repaired from the tool's rejection ({_clip_message(message)})"
+        )
 
     changed.extend(_split_exclusive(new, tool, feedback))
 
     for param, message, pointer in missing_references(new, feedback):
         if pointer is not None:
             new.flags.append(f"{NESTED_REFERENCE}{param}:{json.dumps(pointer)}")
-            changed.append(f"{param}: {'/'.join(map(str, pointer))} names an existing record (the tool refused the invented value: {_clip_message(message)})")
+            changed.append(
+                (
+                    f"{param}: {'/'.join(map(str, pointer))} names an existing record (the tool refused the "
+                    f"invented value: {_clip_message(message)})"
+                )
+            )
             continue
         for template in new.templates:
             arg = template.arguments.get(param)
             if arg is not None and arg.kind == "literal" and template.expected == "success":
                 schema = tool.param_schema(param)
-                template.arguments[param] = Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
-        changed.append(f"{param}: observation (the tool refused the invented value as naming nothing: {_clip_message(message)})")
+                template.arguments[param] = Argument.observation(
+                    schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param
+                )
+        changed.append(
+            f"{param}: observation (the tool refused the invented value as naming nothing: {_clip_message(message)})"
+        )
 
     successes = [(fb.get("arguments", {}) or {}, record_dict(fb["record"])) for fb in feedback]
     successes = [(a, r) for a, r in successes if classify(new, r) == "success"]
     # Declared response exports that reached nothing in any successful output point at the wrong place; an
     # observed leaf with the same field label relocates them instead of adding a near-duplicate.
     live = {x.name for a, r in successes for x in extract(new, a, r) if x.source == "response"}
-    dead = {e.name: e for e in new.exports if e.source == "response" and e.name not in live and e.path != "$"} if successes else {}
+    dead = (
+        {e.name: e for e in new.exports if e.source == "response" and e.name not in live and e.path != "$"}
+        if successes
+        else {}
+    )
     for args, rec in successes:
         for source, path, label, jt in uncovered_leaves(new, args, rec):
             if (source, canonical_path(path)) in known_paths:
@@ -1091,7 +1436,12 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
             changed.append(f"export {name} added at {source}:{path}")
     for export in text_exports(new, tool, [r for _a, r in successes], taken):
         new.exports.append(export)
-        changed.append(f"export {export.name} added: {export.from_text.kind} values inside the text at {export.source}:{export.path}")
+        changed.append(
+            (
+                f"export {export.name} added: {export.from_text.kind} values inside the text at "
+                f"{export.source}:{export.path}"
+            )
+        )
     if not changed:
         return None
     new.revision = contract.revision + 1

@@ -18,6 +18,9 @@ from __future__ import annotations
 
 LLM_METHODS: tuple[str, ...] = ("ego-trip", "tgr-adapt", "toolreagt", "toolrex")
 AGENTIC_METHODS: tuple[str, ...] = ("toolreagt",)
-ENABLE_HINT = "needs an OpenAI-compatible endpoint: add --llm-base-url URL --llm-model MODEL [--llm-cache DIR] (API key from $LIBRA_LLM_API_KEY or $OPENAI_API_KEY)"
+ENABLE_HINT = (
+    "needs an OpenAI-compatible endpoint: add --llm-base-url URL --llm-model MODEL [--llm-cache DIR] (API key "
+    "from $LIBRA_LLM_API_KEY or $OPENAI_API_KEY)"
+)
 
 __all__ = ["AGENTIC_METHODS", "ENABLE_HINT", "LLM_METHODS"]

@@ -115,7 +115,13 @@ class LLMRun:
 
     # -- per-catalog artifacts ------------------------------------------------------------------------------
     def artifact_path(self, method: str, catalog: Catalog, identity: dict[str, Any]) -> Path:
-        ident = {"method": method, "catalog": catalog.fingerprint(), "model": self.config.model, "base_url": self.config.base_url.rstrip("/"), **identity}
+        ident = {
+            "method": method,
+            "catalog": catalog.fingerprint(),
+            "model": self.config.model,
+            "base_url": self.config.base_url.rstrip("/"),
+            **identity,
+        }
         key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:24]
         safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{method}-{catalog.name}")
         return self.cache_root / "artifacts" / f"{safe}-{key}.json"
@@ -132,8 +138,17 @@ class LLMRun:
         return data
 
     def save_artifact(self, path: Path, items: Any, **extra: Any) -> None:
-        atomic_write_json(path, {"model": self.config.model, "base_url": self.config.base_url, "items": items,
-                                 "fallbacks": [f.to_dict() for f in self.fallbacks], "build_llm": self.stats.to_dict(), **extra})
+        atomic_write_json(
+            path,
+            {
+                "model": self.config.model,
+                "base_url": self.config.base_url,
+                "items": items,
+                "fallbacks": [f.to_dict() for f in self.fallbacks],
+                "build_llm": self.stats.to_dict(),
+                **extra,
+            },
+        )
 
 
 def prompt_version(*texts: str) -> str:
@@ -176,11 +191,17 @@ def outputs(tool: Tool) -> str:
 
 def tool_card(tool: Tool) -> str:
     """The public metadata of one tool as the prompts show it: name, signature, description, inputs, outputs."""
-    lines = [f"Tool: {tool.name}", f"Signature: {signature(tool)}", f"Description: {tool.description.strip() or '(none)'}"]
+    lines = [
+        f"Tool: {tool.name}",
+        f"Signature: {signature(tool)}",
+        f"Description: {tool.description.strip() or '(none)'}",
+    ]
     for p in tool.param_names:
         s = tool.param_schema(p)
         about = str(s.get("description") or "").strip()
-        lines.append(f"Input {p} ({_type(s)}{', required' if p in tool.required else ''})" + (f": {about}" if about else ""))
+        lines.append(
+            f"Input {p} ({_type(s)}{', required' if p in tool.required else ''})" + (f": {about}" if about else "")
+        )
     lines.append(f"Returns: {outputs(tool)}")
     return "\n".join(lines)
 

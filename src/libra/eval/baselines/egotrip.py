@@ -28,14 +28,30 @@ from libra.embeddings.embedders import embed_cached
 from libra.eval.baselines.common import LLMRun, category, outputs, prompt_version
 
 RELATIONS: tuple[str, ...] = (
-    "has_line_of_business", "has_parameter", "has_entity", "contains", "related_to", "used_for", "has_attribute",
-    "associated_with", "managed_by", "part_of", "required_for", "depends_on", "produces", "receives_from",
-    "involved_in", "reports_to", "responsible_for", "affects", "includes",
+    "has_line_of_business",
+    "has_parameter",
+    "has_entity",
+    "contains",
+    "related_to",
+    "used_for",
+    "has_attribute",
+    "associated_with",
+    "managed_by",
+    "part_of",
+    "required_for",
+    "depends_on",
+    "produces",
+    "receives_from",
+    "involved_in",
+    "reports_to",
+    "responsible_for",
+    "affects",
+    "includes",
 )
 DEFAULT_ENTRIES = 10
 TRIPLES_SYSTEM = (
     "You turn the description of one tool into a small knowledge graph. Reply with one JSON object holding a "
-    "\"relationships\" list; every item has the string fields \"head\", \"relationship\" and \"tail\". Keep entity "
+    '"relationships" list; every item has the string fields "head", "relationship" and "tail". Keep entity '
     "names short and use the same name for the same thing, split statements that say two things into two triples, "
     "and never repeat a triple or relate an entity to itself."
 )
@@ -63,7 +79,7 @@ def parse_triples(text: str | None, tool: Tool) -> list[Triple]:
     obj = parse_json_object(text)
     items = obj.get("relationships")
     if not isinstance(items, list):
-        raise ReplyError("no \"relationships\" list in the reply")
+        raise ReplyError('no "relationships" list in the reply')
     out: list[Triple] = []
     seen: set[Triple] = set()
     for it in items:
@@ -89,7 +105,9 @@ class EgoTripRetriever:
 
     name = "ego-trip"
 
-    def __init__(self, run: LLMRun, embedder: Any = "minilm", document: str = "text", entries: int = DEFAULT_ENTRIES) -> None:
+    def __init__(
+        self, run: LLMRun, embedder: Any = "minilm", document: str = "text", entries: int = DEFAULT_ENTRIES
+    ) -> None:
         self.run = run
         self.dense = DenseRetriever(embedder, document=document)
         self.entries = entries

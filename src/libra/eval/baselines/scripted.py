@@ -20,7 +20,13 @@ from libra.catalog import Catalog, Tool
 from libra.contracts.llm.stub_server import OfflineResponder, Reply
 from libra.eval.baselines import egotrip, tgr, toolreagt, toolrex
 
-KINDS = {toolrex.GENERATE_SYSTEM: "profile", toolrex.JUDGE_SYSTEM: "judge", toolrex.REWRITE_SYSTEM: "rewrite", tgr.LABEL_SYSTEM: "label", egotrip.TRIPLES_SYSTEM: "triples"}
+KINDS = {
+    toolrex.GENERATE_SYSTEM: "profile",
+    toolrex.JUDGE_SYSTEM: "judge",
+    toolrex.REWRITE_SYSTEM: "rewrite",
+    tgr.LABEL_SYSTEM: "label",
+    egotrip.TRIPLES_SYSTEM: "triples",
+}
 _AGENT_PREFIX = toolreagt.SYSTEM.split("{", 1)[0]
 _TOOL_LINE = re.compile(r"^Tool: (\S+)$", re.M)
 _TASK = re.compile(r'complex task: "(.*)"\. Choose', re.S)
@@ -70,8 +76,12 @@ def _outputs(tool: Tool) -> set[str]:
 
 
 def offline_profile(tool: Tool) -> dict[str, Any]:
-    return {"purpose": tool.description.strip() or tool.name, "when_to_use": f"a request that needs {tool.short_name.replace('_', ' ')}",
-            "limitations": "", "tags": sorted(set(_words(tool.short_name)))[:5]}
+    return {
+        "purpose": tool.description.strip() or tool.name,
+        "when_to_use": f"a request that needs {tool.short_name.replace('_', ' ')}",
+        "limitations": "",
+        "tags": sorted(set(_words(tool.short_name)))[:5],
+    }
 
 
 def offline_label(a: Tool, b: Tool) -> str:
@@ -95,15 +105,23 @@ def agent_turn(task: str, turn: int, searches: int) -> str:
     parts = [task] + [p.strip() for p in re.split(r"\n|(?<=[.?!])\s+", task) if p.strip() and p.strip() != task.strip()]
     parts = parts[:searches]
     if turn < len(parts):
-        return f"Thought: I need tools for this part.\nAction: {toolreagt.TOOL_NAME}\nAction Input: {json.dumps({'input': parts[turn]})}"
+        return (
+            f"Thought: I need tools for this part.\nAction: {toolreagt.TOOL_NAME}\nAction Input: "
+            f"{json.dumps({'input': parts[turn]})}"
+        )
     return "Thought: I have what I need.\nAnswer: done."
 
 
 class MethodResponder:
     """Deterministic replies for the four methods' prompts; ``scripts[(kind, subject)]`` override them in order."""
 
-    def __init__(self, catalog: Catalog, scripts: dict[tuple[str, str], Iterable[Reply | str]] | None = None, searches: int = 3,
-                 fallback: Callable[[dict[str, Any], int], Reply] | None = None) -> None:
+    def __init__(
+        self,
+        catalog: Catalog,
+        scripts: dict[tuple[str, str], Iterable[Reply | str]] | None = None,
+        searches: int = 3,
+        fallback: Callable[[dict[str, Any], int], Reply] | None = None,
+    ) -> None:
         self.catalog = catalog
         self.searches = searches
         self._scripts = {k: [r if isinstance(r, Reply) else Reply(r) for r in v] for k, v in (scripts or {}).items()}

@@ -35,20 +35,23 @@ LABEL_SYSTEM = (
     "You decide whether two tools depend on each other through their data. Tool X depends on tool Y when a value "
     "that Y returns is exactly what X needs for one of its required inputs: the same kind of value with the same "
     "meaning. Judge only from the inputs and outputs in the metadata; belonging to the same app, sharing a topic or "
-    "having similar names is not a dependency. Reply with one JSON object with the single key \"label\", whose value "
+    'having similar names is not a dependency. Reply with one JSON object with the single key "label", whose value '
     "is one of a_depends_on_b, b_depends_on_a or no_dependency. Do not explain."
 )
 EXAMPLE = (
     "Example.\nTool A: Geo.find_city(name: string) returns city_id: string.\n"
     "Tool B: Weather.forecast(city_id: string) returns summary: string.\n"
-    "B's required input city_id is what A returns, so B depends on A: {\"label\": \"b_depends_on_a\"}.\n"
-    "When neither tool's output feeds a required input of the other: {\"label\": \"no_dependency\"}."
+    'B\'s required input city_id is what A returns, so B depends on A: {"label": "b_depends_on_a"}.\n'
+    'When neither tool\'s output feeds a required input of the other: {"label": "no_dependency"}.'
 )
 VERSION = prompt_version(LABEL_SYSTEM, EXAMPLE, "v1")
 
 
 def label_messages(a: Tool, b: Tool) -> list[dict[str, str]]:
-    body = f"{EXAMPLE}\n\nNow the pair to classify.\n\nTool A\n{tool_card(a)}\n\nTool B\n{tool_card(b)}\n\nAnswer with one JSON object."
+    body = (
+        f"{EXAMPLE}\n\nNow the pair to classify.\n\nTool A\n{tool_card(a)}\n\nTool B\n{tool_card(b)}\n\nAnswer "
+        "with one JSON object."
+    )
     return [{"role": "system", "content": LABEL_SYSTEM}, {"role": "user", "content": body}]
 
 
@@ -97,7 +100,9 @@ class TGRRetriever:
 
     name = "tgr-adapt"
 
-    def __init__(self, run: LLMRun, embedder: Any = "minilm", document: str = "text", neighbours: int = DEFAULT_NEIGHBOURS) -> None:
+    def __init__(
+        self, run: LLMRun, embedder: Any = "minilm", document: str = "text", neighbours: int = DEFAULT_NEIGHBOURS
+    ) -> None:
         self.run = run
         self.dense = DenseRetriever(embedder, document=document)
         self.neighbours = neighbours
@@ -122,7 +127,16 @@ class TGRRetriever:
         assert self.dense.tool_vectors is not None
         pairs = candidate_pairs(self.dense.tool_vectors, self.neighbours)
         self.pairs = len(pairs)
-        path = self.run.artifact_path(self.name, catalog, {"prompts": VERSION, "neighbours": self.neighbours, "document": self.dense.document, "embedder": self.dense.embedder.model_id})
+        path = self.run.artifact_path(
+            self.name,
+            catalog,
+            {
+                "prompts": VERSION,
+                "neighbours": self.neighbours,
+                "document": self.dense.document,
+                "embedder": self.dense.embedder.model_id,
+            },
+        )
         stored = self.run.load_artifact(path)
         if stored is not None:
             self.labels = stored["items"]

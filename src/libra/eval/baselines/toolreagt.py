@@ -35,9 +35,18 @@ TOOL_NAME = "tool_retriever"
 MAX_ITERATIONS = 10
 #: How the retriever is described to the agent, by kind of backend (Figure 16, libra's words).
 DESCRIPTIONS = {
-    "catalog": "Searches the whole tool catalog with a short natural-language query and returns the best-matching tools with their descriptions.",
-    "graph": "Searches a knowledge graph of the tools with a short natural-language query and returns the tools found in the ego graphs it matches.",
-    "library": "Searches a library of tool dependencies that were checked by execution, with a short natural-language query, and returns a ranked list of tools.",
+    "catalog": (
+        "Searches the whole tool catalog with a short natural-language query and returns the best-matching tools "
+        "with their descriptions."
+    ),
+    "graph": (
+        "Searches a knowledge graph of the tools with a short natural-language query and returns the tools found "
+        "in the ego graphs it matches."
+    ),
+    "library": (
+        "Searches a library of tool dependencies that were checked by execution, with a short natural-language "
+        "query, and returns a ranked list of tools."
+    ),
 }
 BACKEND_KIND = {"ego-trip": "graph", "libra": "library", "libra-hybrid": "library", "schema-only": "library"}
 SYSTEM = """You help with many kinds of tasks and may call tools to do so.
@@ -64,8 +73,11 @@ Thought: I have what I need.
 Answer: your answer
 
 Thought: the tools I can reach cannot solve this.
-Answer: your answer"""
-USER = 'Here is a complex task: "{task}". Choose the tools best suited to solve it. You only learn which tools exist by calling "{tool}" with a well-chosen search query, so call it before you choose.'
+Answer: your answer"""  # noqa: E501 - the prompt is text the model reads, with its own line breaks
+USER = (
+    'Here is a complex task: "{task}". Choose the tools best suited to solve it. You only learn which tools '
+    'exist by calling "{tool}" with a well-chosen search query, so call it before you choose.'
+)
 _ACTION = re.compile(r"^\s*Action\s*:\s*(.+?)\s*$", re.M)
 _INPUT = re.compile(r"Action\s*Input\s*:\s*(.*)", re.S)
 _ANSWER = re.compile(r"^\s*Answer\s*:", re.M)
@@ -85,7 +97,9 @@ def first_messages(task: str, base: str) -> list[dict[str, str]]:
 class Step:
     """One parsed agent turn: a search query, a final answer, or a problem to report back."""
 
-    def __init__(self, query: str | None = None, answer: bool = False, problem: str | None = None, kind: str = "") -> None:
+    def __init__(
+        self, query: str | None = None, answer: bool = False, problem: str | None = None, kind: str = ""
+    ) -> None:
         self.query, self.answer, self.problem, self.kind = query, answer, problem, kind
 
 
@@ -132,7 +146,15 @@ class ToolReAGtRetriever:
 
     name = "toolreagt"
 
-    def __init__(self, run: LLMRun, base: Any, base_name: str, search: Callable[[list[str], int], list[list[str]]], max_iterations: int = MAX_ITERATIONS, depth: int = 20) -> None:
+    def __init__(
+        self,
+        run: LLMRun,
+        base: Any,
+        base_name: str,
+        search: Callable[[list[str], int], list[list[str]]],
+        max_iterations: int = MAX_ITERATIONS,
+        depth: int = 20,
+    ) -> None:
         self.run = run
         self.base = base
         self.base_name = base_name
@@ -174,17 +196,32 @@ class ToolReAGtRetriever:
             elif step.problem is not None:
                 self.run.unusable()
                 self.run.fallback(item, f"iteration {it + 1}", f"{step.kind}: {step.problem}")
-                messages = [*messages, {"role": "assistant", "content": turn}, {"role": "user", "content": f"Observation: Error: {step.problem}. Follow the format: Thought, Action, Action Input."}]
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": turn},
+                    {
+                        "role": "user",
+                        "content": (
+                            f"Observation: Error: {step.problem}. Follow the format: Thought, Action, Action Input."
+                        ),
+                    },
+                ]
             else:
                 with self._search_lock:
                     found = self._search([step.query or ""], depth)[0]
                 retrievals.append(found)
                 assert self.catalog is not None
                 observation = [{"name": n, "description": self.catalog[n].description} for n in found]
-                messages = [*messages, {"role": "assistant", "content": turn}, {"role": "user", "content": "Observation: " + json.dumps(observation, ensure_ascii=False)}]
+                messages = [
+                    *messages,
+                    {"role": "assistant", "content": turn},
+                    {"role": "user", "content": "Observation: " + json.dumps(observation, ensure_ascii=False)},
+                ]
             sets.append(merge(retrievals, depth))
         if not retrievals:
-            self.run.fallback(item, "episode", "the agent never called tool_retriever: the base ranking of the task text is used")
+            self.run.fallback(
+                item, "episode", "the agent never called tool_retriever: the base ranking of the task text is used"
+            )
             with self._search_lock:
                 fallback = self._search([task], depth)[0]
             sets = [fallback for _ in sets] or [fallback]
@@ -200,5 +237,10 @@ class ToolReAGtRetriever:
 
     def report(self) -> dict[str, Any]:
         n = max(len(self.searches), 1)
-        return {**self.run.report(), "base": self.base_name, "max_iterations": self.max_iterations,
-                "turns_per_task": round(sum(self.iterations) / n, 3), "searches_per_task": round(sum(self.searches) / n, 3)}
+        return {
+            **self.run.report(),
+            "base": self.base_name,
+            "max_iterations": self.max_iterations,
+            "turns_per_task": round(sum(self.iterations) / n, 3),
+            "searches_per_task": round(sum(self.searches) / n, 3),
+        }

@@ -32,9 +32,9 @@ from libra.eval.baselines.common import LLMRun, prompt_version, strip_reasoning,
 GENERATE_SYSTEM = (
     "You write search profiles for software tools. Read one tool's public metadata and describe the tool so that a "
     "search engine can match it with the requests it serves. Reply with one JSON object and nothing else, with the "
-    "keys \"purpose\" (one or two sentences on what the tool does), \"when_to_use\" (the kind of request that needs "
-    "it), \"limitations\" (what it cannot do or needs beforehand; an empty string when the metadata says nothing) and "
-    "\"tags\" (three to five short lowercase keywords). Say only what the metadata supports."
+    'keys "purpose" (one or two sentences on what the tool does), "when_to_use" (the kind of request that needs '
+    'it), "limitations" (what it cannot do or needs beforehand; an empty string when the metadata says nothing) and '
+    '"tags" (three to five short lowercase keywords). Say only what the metadata supports.'
 )
 JUDGE_SYSTEM = (
     "You check a tool's search profile against the tool's own metadata. The profile is consistent when every "
@@ -44,27 +44,43 @@ JUDGE_SYSTEM = (
 )
 REWRITE_SYSTEM = (
     "You repair a tool's search profile that did not match the tool's metadata. Write it again from the metadata "
-    "alone and keep only what the metadata states. Reply with one JSON object of the form {\"tool_profile\": {...}} "
-    "whose profile has \"purpose\" (under twenty words) and \"tags\" (three to five lowercase keywords), plus, only "
-    "when the metadata supports them, \"when_to_use\" (under twenty words), \"limitations\", and \"examples\" (at "
-    "most two objects {\"request\": ..., \"call\": ...} that use the tool's real inputs). No comments, no code fences, "
+    'alone and keep only what the metadata states. Reply with one JSON object of the form {"tool_profile": {...}} '
+    'whose profile has "purpose" (under twenty words) and "tags" (three to five lowercase keywords), plus, only '
+    'when the metadata supports them, "when_to_use" (under twenty words), "limitations", and "examples" (at '
+    'most two objects {"request": ..., "call": ...} that use the tool\'s real inputs). No comments, no code fences, '
     "no reasoning."
 )
 VERSION = prompt_version(GENERATE_SYSTEM, JUDGE_SYSTEM, REWRITE_SYSTEM, "v1")
-_ALIASES = {"function_description": "purpose", "function": "purpose", "description": "purpose", "limitation": "limitations", "example_usage": "examples"}
+_ALIASES = {
+    "function_description": "purpose",
+    "function": "purpose",
+    "description": "purpose",
+    "limitation": "limitations",
+    "example_usage": "examples",
+}
 
 
 def generate_messages(tool: Tool) -> list[dict[str, str]]:
-    return [{"role": "system", "content": GENERATE_SYSTEM}, {"role": "user", "content": f"{tool_card(tool)}\n\nWrite this tool's profile as one JSON object."}]
+    return [
+        {"role": "system", "content": GENERATE_SYSTEM},
+        {"role": "user", "content": f"{tool_card(tool)}\n\nWrite this tool's profile as one JSON object."},
+    ]
 
 
 def judge_messages(tool: Tool, profile: dict[str, Any]) -> list[dict[str, str]]:
-    body = f"Metadata:\n{tool_card(tool)}\n\nProfile:\n{json.dumps(profile, ensure_ascii=False)}\n\nIs the profile consistent with the metadata? Answer true or false."
+    body = (
+        f"Metadata:\n{tool_card(tool)}\n\nProfile:\n{json.dumps(profile, ensure_ascii=False)}\n\nIs the profile "
+        "consistent with the metadata? Answer true or false."
+    )
     return [{"role": "system", "content": JUDGE_SYSTEM}, {"role": "user", "content": body}]
 
 
 def rewrite_messages(tool: Tool, rejected: dict[str, Any] | None) -> list[dict[str, str]]:
-    shown = json.dumps(rejected, ensure_ascii=False) if rejected is not None else "(none: the first answer could not be read)"
+    shown = (
+        json.dumps(rejected, ensure_ascii=False)
+        if rejected is not None
+        else "(none: the first answer could not be read)"
+    )
     body = f"Metadata:\n{tool_card(tool)}\n\nProfile that did not match:\n{shown}\n\nReturn the corrected profile."
     return [{"role": "system", "content": REWRITE_SYSTEM}, {"role": "user", "content": body}]
 
@@ -77,7 +93,7 @@ def parse_profile(text: str | None) -> dict[str, Any]:
     obj = {_ALIASES.get(k, k): v for k, v in obj.items()}
     purpose = obj.get("purpose")
     if not isinstance(purpose, str) or not purpose.strip():
-        raise ReplyError("the profile has no \"purpose\" text")
+        raise ReplyError('the profile has no "purpose" text')
     out: dict[str, Any] = {"purpose": purpose.strip()}
     for key in ("when_to_use", "limitations"):
         if isinstance(obj.get(key), str) and obj[key].strip():
@@ -132,7 +148,11 @@ def build_profile(run: LLMRun, tool: Tool) -> dict[str, Any] | None:
         if verdict is True:
             return profile
         if verdict is None:
-            run.fallback(tool.name, "judge", jerr or f"judge answer is neither true nor false: {strip_reasoning(verdict_reply)[:80]!r}")
+            run.fallback(
+                tool.name,
+                "judge",
+                jerr or f"judge answer is neither true nor false: {strip_reasoning(verdict_reply)[:80]!r}",
+            )
     else:
         run.fallback(tool.name, "generate", err or "no reply")
     reply, err = run.ask(rewrite_messages(tool, profile))
@@ -166,7 +186,10 @@ class ToolRexRetriever:
             built = self.run.map(lambda t: build_profile(self.run, t), list(catalog))
             self.profiles = {t.name: p for t, p in zip(catalog, built)}
             self.run.save_artifact(path, self.profiles)
-        texts = [tool_document(t, self.document) + ("\n" + profile_text(p) if (p := self.profiles.get(t.name)) else "") for t in catalog]
+        texts = [
+            tool_document(t, self.document) + ("\n" + profile_text(p) if (p := self.profiles.get(t.name)) else "")
+            for t in catalog
+        ]
         self.dense.tool_vectors = embed_cached(self.dense.embedder, texts)
         return self
 

@@ -156,7 +156,8 @@ class ValueTest:
     use: CallInfo
     vid: int
     control_args: dict[str, Any]
-    free_choice: bool = False  # a literal input the tool is not known to check (the caller's free choice, text or number), or a placed offer
+    #: a literal input the tool is not known to check (the caller's free choice, text or number), or a placed offer
+    free_choice: bool = False
 
 
 @dataclass
@@ -195,7 +196,13 @@ def _offerable_literal(schema: dict[str, Any]) -> bool:
     return schema_type(schema) in ("integer", "number") and "enum" not in schema and "const" not in schema
 
 
-def control_choices(param: str, schema: dict[str, Any], observed: Any, alternatives: Sequence[Any] = (), template_literal: Any = _NO_LITERAL) -> list[Any]:
+def control_choices(
+    param: str,
+    schema: dict[str, Any],
+    observed: Any,
+    alternatives: Sequence[Any] = (),
+    template_literal: Any = _NO_LITERAL,
+) -> list[Any]:
     """Candidate replacements for a required input's value, best first; the engine takes the first that fits the
     input's schema (formats and patterns included) and differs from the observed value.
 
@@ -236,7 +243,9 @@ def control_choices(param: str, schema: dict[str, Any], observed: Any, alternati
 FIT_CACHE = 1 << 17
 FIT_CACHE_CHARS = 256
 #: JSON Schema keywords that annotate and never constrain (Draft 2020-12, meta-data vocabulary and comments)
-ANNOTATIONS = frozenset({"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
+ANNOTATIONS = frozenset(
+    {"title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"}
+)
 
 NEAR_FRACTION = 0.25  # numbers this close, relative to their magnitude, may be one value to a tolerant tool
 
@@ -311,7 +320,9 @@ def _occurs(value: Any, data: Any, depth: int = 0) -> bool:
     if depth > 40:
         return False
     if isinstance(data, dict):
-        return any((isinstance(value, str) and value in str(k)) or _occurs(value, v, depth + 1) for k, v in data.items())
+        return any(
+            (isinstance(value, str) and value in str(k)) or _occurs(value, v, depth + 1) for k, v in data.items()
+        )
     if isinstance(data, (list, tuple)):
         return any(_occurs(value, v, depth + 1) for v in data)
     if isinstance(value, str) and isinstance(data, str):
@@ -389,7 +400,11 @@ def _written(value: Any, state_changes: Any) -> bool:
     if not isinstance(state_changes, dict):
         return _occurs(value, state_changes)
     for part in state_changes.values():
-        if not (isinstance(part, dict) and set(part) <= {"changed", "added", "removed"} and isinstance(part.get("changed", {}), dict)):
+        if not (
+            isinstance(part, dict)
+            and set(part) <= {"changed", "added", "removed"}
+            and isinstance(part.get("changed", {}), dict)
+        ):
             if _occurs(value, part):
                 return True
             continue
@@ -439,7 +454,12 @@ def _filled(value: Any, state_changes: Any) -> bool:
         if not isinstance(changed, dict):
             continue
         for path, d in changed.items():
-            if isinstance(d, dict) and "before" in d and d["before"] in (None, "", [], {}) and _occurs(value, {path: None}):
+            if (
+                isinstance(d, dict)
+                and "before" in d
+                and d["before"] in (None, "", [], {})
+                and _occurs(value, {path: None})
+            ):
                 return True
     return False
 
@@ -454,7 +474,14 @@ def path_inside(folder: Any, literal: Any) -> str | None:
     if not (isinstance(folder, str) and isinstance(literal, str)):
         return None
     base, name = folder.strip().rstrip("/"), literal.strip()
-    if not base or not name or len(base) > 255 or "\n" in base or name.startswith(("/", "~")) or ".." in name.split("/"):
+    if (
+        not base
+        or not name
+        or len(base) > 255
+        or "\n" in base
+        or name.startswith(("/", "~"))
+        or ".." in name.split("/")
+    ):
         return None
     return f"{base}/{name}"
 
@@ -466,7 +493,9 @@ def with_leaf(structure: Any, pointer: Sequence[str | int], value: str) -> Any |
     node = out
     for i, step in enumerate(pointer):
         keyed = isinstance(node, dict) and isinstance(step, str) and step in node
-        indexed = isinstance(node, list) and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(node)
+        indexed = (
+            isinstance(node, list) and isinstance(step, int) and not isinstance(step, bool) and 0 <= step < len(node)
+        )
         if not (keyed or indexed):
             return None
         if i == len(pointer) - 1:
@@ -533,7 +562,8 @@ class _CallsOut:
         return self.submitted - 1
 
     def poll(self) -> None:
-        """Let the workers go on with the calls submitted (see :meth:`~libra.runtime.workers.executor.CallStream.poll`)."""
+        """Let the workers go on with the calls submitted (see
+        :meth:`~libra.runtime.workers.executor.CallStream.poll`)."""
         poll = getattr(self.stream, "poll", None)
         if poll is not None:
             poll()
@@ -726,7 +756,9 @@ class Engine:
         self.started = True
 
     # ------------------------------------------------------------------------------------------- execution
-    def run_many(self, calls: Sequence[tuple[State, str, dict[str, Any]]], purpose: str | Sequence[str]) -> list[tuple[dict[str, Any], State]]:
+    def run_many(
+        self, calls: Sequence[tuple[State, str, dict[str, Any]]], purpose: str | Sequence[str]
+    ) -> list[tuple[dict[str, Any], State]]:
         """Invoke with memoisation; unique new calls go to the runtime in one batch.
 
         ``purpose`` (one for all calls, or one per call) says what the budget was spent on -- offers, probes,
@@ -836,14 +868,18 @@ class Engine:
                 continue
             out.early[k] = out.submit((self.memo.full(s), t, a))
 
-    def _store(self, chunk: Sequence[tuple[MemoKey, Any]], results: Sequence[tuple[Any, State]]) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+    def _store(
+        self, chunk: Sequence[tuple[MemoKey, Any]], results: Sequence[tuple[Any, State]]
+    ) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
         """Memoise the results of new calls; returns (call, record, light state) per call."""
         recs = [rec.to_dict() if isinstance(rec, InvocationRecord) else rec for rec, _st in results]
         lights = self.memo.put_many((k, rec, st) for (k, _c), rec, (_r, st) in zip(chunk, recs, results))
         self.counters["executed_calls"] += len(results)
         return list(zip(chunk, recs, lights))
 
-    def _run_chunked(self, pending: list[tuple[MemoKey, Any]]) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+    def _run_chunked(
+        self, pending: list[tuple[MemoKey, Any]]
+    ) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
         """New calls to a runtime without a stream, in chunks of a batch: a chunk's results (records and the full
         states the calls led to) are stored before the next chunk runs, so a wave of many thousand sweep calls
         never holds all of its snapshots at once. Each call's result depends on its own state and arguments only,
@@ -889,8 +925,11 @@ class Engine:
         while self._queued_upto < len(self._unqueued) and not out.ready(ticket):
             self._queue_planned(self.IDLE_ITEMS)
 
-    def _run_streamed(self, pending: list[tuple[MemoKey, Any]], out: _CallsOut) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
-        """New calls through the runtime's stream (:class:`~libra.runtime.workers.executor.CallStream`): the engine's own
+    def _run_streamed(
+        self, pending: list[tuple[MemoKey, Any]], out: _CallsOut
+    ) -> list[tuple[tuple[MemoKey, Any], dict[str, Any], State]]:
+        """New calls through the runtime's stream (:class:`~libra.runtime.workers.executor.CallStream`): the engine's
+        own
         work on them (fetching their states from the memo store, memoising their results) happens while the
         workers run the calls submitted before.
 
@@ -970,7 +1009,9 @@ class Engine:
         if cached:
             if len(self._fit_cache) >= FIT_CACHE:
                 self._fit_cache.clear()  # bounded: a cleared cache only validates again
-            self._fit_cache[(schema_id, type(value), value)] = "as is" if out is value else "listed" if out is not None else None
+            self._fit_cache[(schema_id, type(value), value)] = (
+                "as is" if out is value else "listed" if out is not None else None
+            )
         return out
 
     def _schema_id(self, tool: Tool, param: str) -> int:
@@ -989,7 +1030,9 @@ class Engine:
         schema_id = self._schema_by_text.get(text)
         if schema_id is None:
             schema_id = self._schema_by_text[text] = len(self._validators)
-            self._validators.append(jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER))
+            self._validators.append(
+                jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+            )
         return schema_id
 
     def bind(self, item: Item, prefer_call: int | None = None) -> tuple[dict[str, Any], dict[str, int]] | None:
@@ -1020,7 +1063,11 @@ class Engine:
                 continue
             if arg.kind == "literal":
                 args[param] = arg.value
-                sibling = self._sibling_value(item.tool, tool, param, siblings, offered | set(used.values())) if self.offered_literal(item.tool, param) else None
+                sibling = (
+                    self._sibling_value(item.tool, tool, param, siblings, offered | set(used.values()))
+                    if self.offered_literal(item.tool, param)
+                    else None
+                )
                 if sibling is not None:
                     # a field of the offered value's own record (the longitude beside an offered latitude)
                     args[param], used[param] = sibling[1], sibling[0].id
@@ -1030,13 +1077,33 @@ class Engine:
                     # instead of an invented one: a search for an invented number finds nothing.
                     if lineage is None:
                         lineage = self._lineage(item.node)
-                    best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
+                    best = self._best_value(
+                        item.tool,
+                        tool,
+                        param,
+                        lineage,
+                        prefer_call,
+                        siblings,
+                        offered | set(used.values()),
+                        _holding(on_offer, args),
+                        self._records(offered | set(used.values())),
+                    )
                     if best is not None:
                         args[param], used[param] = best[2], best[1].id
             elif arg.kind == "observation":
                 if lineage is None:
                     lineage = self._lineage(item.node)
-                best = self._best_value(item.tool, tool, param, lineage, prefer_call, siblings, offered | set(used.values()), _holding(on_offer, args), self._records(offered | set(used.values())))
+                best = self._best_value(
+                    item.tool,
+                    tool,
+                    param,
+                    lineage,
+                    prefer_call,
+                    siblings,
+                    offered | set(used.values()),
+                    _holding(on_offer, args),
+                    self._records(offered | set(used.values())),
+                )
                 if best is None:
                     if param not in required:
                         continue  # an optional observation with nothing to observe is left out
@@ -1070,7 +1137,12 @@ class Engine:
             schema = self.catalog[consumer].param_schema(param)
             new = "new" in words(param) or "new" in words(str(schema.get("description", "")))
             free = schema_type(schema) in (None, "string") and "enum" not in schema and "const" not in schema
-            hit = self._literal_fit_cache[key] = bool(self.fixtures) and free and not new and any(k[0] == FIXTURE for _s, k in self._ranked_keys(consumer, param))
+            hit = self._literal_fit_cache[key] = (
+                bool(self.fixtures)
+                and free
+                and not new
+                and any(k[0] == FIXTURE for _s, k in self._ranked_keys(consumer, param))
+            )
         return hit
 
     def checked_form(self, consumer: str, param: str) -> bool:
@@ -1101,7 +1173,9 @@ class Engine:
         key = (consumer, param)
         hit = self._offered_cache.get(key)
         if hit is None:
-            hit = self._offered_cache[key] = _offerable_literal(self.catalog[consumer].param_schema(param)) or self.checked_form(consumer, param)
+            hit = self._offered_cache[key] = _offerable_literal(
+                self.catalog[consumer].param_schema(param)
+            ) or self.checked_form(consumer, param)
         return hit
 
     def _placed(self, consumer: str, param: str, placement: str, value: Any, literal: Any) -> Any | None:
@@ -1131,7 +1205,11 @@ class Engine:
         hit = self._inside_cache.get(key)
         if hit is None:
             tool = self.catalog[consumer]
-            hit = bool(set(words(param)) & PATH_WORDS) and is_creation_tool(tool) and schema_type(tool.param_schema(param)) in (None, "string")
+            hit = (
+                bool(set(words(param)) & PATH_WORDS)
+                and is_creation_tool(tool)
+                and schema_type(tool.param_schema(param)) in (None, "string")
+            )
             self._inside_cache[key] = hit
         return hit
 
@@ -1154,7 +1232,15 @@ class Engine:
         keys = self._key_cache.get(cache_key)
         if keys is None:
             keys = []
-            desc = " " + " ".join(re.findall(r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower())) + " "
+            desc = (
+                " "
+                + " ".join(
+                    re.findall(
+                        r"[a-z0-9]+", str(self.catalog[consumer].param_schema(param).get("description", "")).lower()
+                    )
+                )
+                + " "
+            )
 
             def fit(name: str) -> float:
                 # A value also fits an input whose description names it ("username: Your account phone_number.").
@@ -1185,7 +1271,9 @@ class Engine:
         """The (call, record) pairs the given pool values were read from (fixtures have none)."""
         return frozenset((pv.call, pv.record) for pv in (self.values[v] for v in vids) if pv.call >= 0 and pv.record)
 
-    def _sibling_value(self, consumer: str, tool: Tool, param: str, siblings: frozenset[tuple[int, str]], taken: Iterable[int] = ()) -> tuple[PoolValue, Any] | None:
+    def _sibling_value(
+        self, consumer: str, tool: Tool, param: str, siblings: frozenset[tuple[int, str]], taken: Iterable[int] = ()
+    ) -> tuple[PoolValue, Any] | None:
         """A value for ``param`` read from the same record as a value on offer, best-named first, or None.
 
         Why: a consumer that takes several fields of one record (a customer's id and zip code to verify them, a
@@ -1229,7 +1317,18 @@ class Engine:
             return None  # no field of the record, or its best-named one is in another role already
         return best[1], best[2]
 
-    def _best_value(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, siblings: frozenset[tuple[int, str]] = frozenset(), taken: Iterable[int] = (), held: frozenset[str] = frozenset(), records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
+    def _best_value(
+        self,
+        consumer: str,
+        tool: Tool,
+        param: str,
+        lineage: list[Node],
+        prefer_call: int | None,
+        siblings: frozenset[tuple[int, str]] = frozenset(),
+        taken: Iterable[int] = (),
+        held: frozenset[str] = frozenset(),
+        records: frozenset[tuple[int, str]] = frozenset(),
+    ) -> tuple[Any, ...] | None:
         """The pool value an incidental fill takes: a field of the offered value's own record first (see
         :meth:`_sibling_value`), then the calling provider's own value, then the best-named producer, then the
         deepest state, then the oldest value.
@@ -1258,7 +1357,16 @@ class Engine:
                 return best
         return self._best_fill(consumer, tool, param, lineage, prefer_call, frozenset())
 
-    def _best_fill(self, consumer: str, tool: Tool, param: str, lineage: list[Node], prefer_call: int | None, held: frozenset[str], records: frozenset[tuple[int, str]] = frozenset()) -> tuple[Any, ...] | None:
+    def _best_fill(
+        self,
+        consumer: str,
+        tool: Tool,
+        param: str,
+        lineage: list[Node],
+        prefer_call: int | None,
+        held: frozenset[str],
+        records: frozenset[tuple[int, str]] = frozenset(),
+    ) -> tuple[Any, ...] | None:
         """:meth:`_best_value` after the sibling: the best value whose string ``held`` does not list, read from none
         of ``records``."""
         keys = self._ranked_keys(consumer, param)
@@ -1312,7 +1420,9 @@ class Engine:
     #: entries of each cache of :meth:`_present_keys` at most (a cleared cache only computes again)
     PRESENT_CACHE = 1 << 14
 
-    def _present_keys(self, consumer: str, param: str, lineage: list[Node], allowed: dict[tuple[str, str], float], total: int) -> list[tuple[float, tuple[str, str]]]:
+    def _present_keys(
+        self, consumer: str, param: str, lineage: list[Node], allowed: dict[tuple[str, str], float], total: int
+    ) -> list[tuple[float, tuple[str, str]]]:
         """The keys ``allowed`` admits that hold a value somewhere on ``lineage``, best match first, as
         :meth:`_ranked_keys` orders them; ``total`` is the number of keys the lineage's nodes hold together.
 
@@ -1344,7 +1454,14 @@ class Engine:
         self._present_by_path[path_key] = (total, keys)
         return keys
 
-    def control_value(self, tool: Tool, param: str, observed: Any, alternatives: Sequence[Any] = (), template_literal: Any = _NO_LITERAL) -> tuple[bool, Any] | None:
+    def control_value(
+        self,
+        tool: Tool,
+        param: str,
+        observed: Any,
+        alternatives: Sequence[Any] = (),
+        template_literal: Any = _NO_LITERAL,
+    ) -> tuple[bool, Any] | None:
         """An independently constructed replacement for ``param``: (omit?, literal), or None when no valid,
         different value exists (the test is then inconclusive, never judged on a malformed control).
 
@@ -1365,7 +1482,9 @@ class Engine:
         Something produced them, so their form is one the sandbox itself uses."""
         seen = {json.dumps(pv.value, sort_keys=True)}
         out: list[Any] = []
-        keys = [(pv.tool, pv.export)] + [k for _sim, k in self._ranked_keys(consumer, param) if k != (pv.tool, pv.export)]
+        keys = [(pv.tool, pv.export)] + [
+            k for _sim, k in self._ranked_keys(consumer, param) if k != (pv.tool, pv.export)
+        ]
         for key in keys:
             if len(out) >= 8:
                 break
@@ -1406,7 +1525,9 @@ class Engine:
     def _enqueue(self, item: Item) -> None:
         if not item.fixed:
             node = self.nodes[item.node]
-            near = node.creator >= 0 and self.catalog[self.calls[node.creator].tool].group == self.catalog[item.tool].group
+            near = (
+                node.creator >= 0 and self.catalog[self.calls[node.creator].tool].group == self.catalog[item.tool].group
+            )
             (self.near_probes if near else self.probes).append(item)
             return
         tool = self._tools[item.tool]
@@ -1418,7 +1539,14 @@ class Engine:
         else:
             near = all(self._same_group(self.values[v], tool) for _p, v in item.fixed)
             # A state test's names say nothing about its odds, and there are only a few per (creator, consumer).
-            sim = 2.0 if item.state_test else min(self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement)) for p, v in item.fixed)
+            sim = (
+                2.0
+                if item.state_test
+                else min(
+                    self.similarity(self.values[v].export, self._offer_name(item.tool, p, item.placement))
+                    for p, v in item.fixed
+                )
+            )
         self.enqueued += 1
         heap = self.queue if near and not (item.number_offer or item.placement) else self.far
         # (an item whose tool's budget is spent would only be popped to be dropped: see _discard_spent)
@@ -1486,7 +1614,10 @@ class Engine:
             if not batch:
                 return self._pending()
             self.counters["work_items"] += len(batch)
-            results = self.run_many([(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch], ["offers" if it.fixed else "probes" for it, _a, _u in batch])
+            results = self.run_many(
+                [(self.nodes[it.node].state, it.tool, args) for it, args, _ in batch],
+                ["offers" if it.fixed else "probes" for it, _a, _u in batch],
+            )
             failed = self._record_outcomes(batch, results, wave)
             # the wave's new items are all planned: they are queued while the workers run its tests (see _idle)
             self._unqueued = wave.new_items
@@ -1546,7 +1677,9 @@ class Engine:
         cfg = self.config
         if item.number_offer or item.placement:
             return self.per_tool_numbers, cfg.number_offers_per_tool
-        return (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+        return (
+            (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
+        )
 
     def _spent(self, item: Item) -> bool:
         """Whether an item's tool has spent the budget it would be charged to, for good (budgets only grow).
@@ -1587,8 +1720,12 @@ class Engine:
         credit = sorted((p, self.values[v].tool, self.values[v].export) for p, v in used.items())
         return call_key, hashlib.blake2b(json.dumps([*call_key, credit]).encode(), digest_size=16).digest()
 
-    def _record_outcomes(self, batch: Sequence[tuple[Item, dict[str, Any], dict[str, int]]], results: Sequence[tuple[dict[str, Any], State]],
-                         wave: Wave) -> list[tuple[Item, dict[str, Any], dict[str, int], str | None]]:
+    def _record_outcomes(
+        self,
+        batch: Sequence[tuple[Item, dict[str, Any], dict[str, int]]],
+        results: Sequence[tuple[dict[str, Any], State]],
+        wave: Wave,
+    ) -> list[tuple[Item, dict[str, Any], dict[str, int], str | None]]:
         """Plan what each success asks for (:meth:`_on_success`) and note each refusal; returns the calls that
         failed, in batch order, each with its value-independent refusal (:func:`gate_message`) or None."""
         failed = []
@@ -1661,18 +1798,28 @@ class Engine:
                     tests = Wave()
                     for item, args, used, rec in wave.placed:
                         offered = {p for p, _v in item.fixed}
-                        self._plan_controls(item, args, {p: v for p, v in used.items() if p not in offered}, rec, tests, aside=True)
+                        self._plan_controls(
+                            item, args, {p: v for p, v in used.items() if p not in offered}, rec, tests, aside=True
+                        )
                     self._run_within(tests, budget)
-                pending = [(item, alts, sig) for item, args, used, sig in failed if (alts := self._rebinds(item, args, used))]
+                pending = [
+                    (item, alts, sig) for item, args, used, sig in failed if (alts := self._rebinds(item, args, used))
+                ]
                 while pending and (room := budget - self.retry.counters["executed_calls"]) > 0:
                     pending = self._retry_round(pending, room, budget)
         self.counters.update(self.retry.stats(self.relations))
 
-    def _retry_round(self, pending: list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]], room: int,
-                     budget: int) -> list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]]:
+    def _retry_round(
+        self,
+        pending: list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]],
+        room: int,
+        budget: int,
+    ) -> list[tuple[Item, list[tuple[dict[str, Any], dict[str, int]]], str | None]]:
         """One round of retries (at most ``room`` calls, each call's next binding) and the tests of its successes
         (within what is left of ``budget``); returns the calls to retry again."""
-        batch: list[tuple[Item, dict[str, Any], dict[str, int], list[tuple[dict[str, Any], dict[str, int]]], str | None]] = []
+        batch: list[
+            tuple[Item, dict[str, Any], dict[str, int], list[tuple[dict[str, Any], dict[str, int]]], str | None]
+        ] = []
         for item, alts, sig in pending:
             if len(batch) >= room:
                 break
@@ -1717,7 +1864,8 @@ class Engine:
 
     @contextmanager
     def _aside(self) -> Iterator[None]:
-        """Run the retries on their own books (:class:`~libra.induction.explore.retries.RetryLedger`): the relations they
+        """Run the retries on their own books (:class:`~libra.induction.explore.retries.RetryLedger`): the relations
+        they
         keep, the pairs they test and everything they count go there, and the calls they execute are theirs
         (:meth:`run_many`). The exploration's relations are looked up too (no retry tests a relation already
         known) but never written, so nothing the exploration decides later differs for the retries."""
@@ -1740,7 +1888,9 @@ class Engine:
         offered = tuple((p, self.values[v].tool, self.values[v].export) for p, v in item.fixed)
         return (item.tool, item.template, item.placement, offered)
 
-    def _rebinds(self, item: Item, args: dict[str, Any], used: dict[str, int]) -> list[tuple[dict[str, Any], dict[str, int]]]:
+    def _rebinds(
+        self, item: Item, args: dict[str, Any], used: dict[str, int]
+    ) -> list[tuple[dict[str, Any], dict[str, int]]]:
         """Other bindings for a call that failed, best first: each an input the call filled by the name rule
         (:meth:`_best_value`) given another observed value that fits that input's name at least as well
         (:meth:`_equally_named`), one input at a time, never a binding already run, at most
@@ -1761,8 +1911,13 @@ class Engine:
         fixed = dict(item.fixed)
         siblings = self._records(fixed.values())
         tmpl = self.contracts[item.tool].templates[item.template]
-        named = [p for p, vid in used.items()
-                 if p not in fixed and p in tmpl.arguments and (self.values[vid].call, self.values[vid].record) not in siblings]
+        named = [
+            p
+            for p, vid in used.items()
+            if p not in fixed
+            and p in tmpl.arguments
+            and (self.values[vid].call, self.values[vid].record) not in siblings
+        ]
         if not named:
             return []
         memory = self.retry.rebound.setdefault(self._rebind_key(item), Rebound())
@@ -1796,8 +1951,17 @@ class Engine:
             options.append(((-total, i), new_args, (new_args, new_used)))
         return take_untried(memory, inputs, options, REBINDS)
 
-    def _equally_named(self, consumer: str, tool: Tool, param: str, ran: PoolValue, sim: float, lineage: list[Node], taken: set[int],
-                       limit: int = 2 * REBINDS) -> list[tuple[float, PoolValue, Any]]:
+    def _equally_named(
+        self,
+        consumer: str,
+        tool: Tool,
+        param: str,
+        ran: PoolValue,
+        sim: float,
+        lineage: list[Node],
+        taken: set[int],
+        limit: int = 2 * REBINDS,
+    ) -> list[tuple[float, PoolValue, Any]]:
         """Up to ``limit`` observed values on the path other than ``ran`` that fit ``param`` and whose (provider,
         export) fits its name at least as well (``sim``), as (similarity, value, argument), ranked as
         :meth:`_best_value` ranks its keys: better name, a tool's value before a sandbox fact, the consumer's own
@@ -1807,7 +1971,9 @@ class Engine:
         keys = [k for s, k in self._ranked_keys(consumer, param) if s >= sim]
         # (as in _best_value: when the path holds fewer keys than qualify, take them from the path's side)
         if sum(len(n.by_key) for n in lineage) < len(keys) * len(lineage):
-            keys = sorted({k for n in lineage for k in n.by_key if allowed.get(k, -1.0) >= sim}, key=lambda k: (-allowed[k], k))
+            keys = sorted(
+                {k for n in lineage for k in n.by_key if allowed.get(k, -1.0) >= sim}, key=lambda k: (-allowed[k], k)
+            )
         seen = {json.dumps(ran.value, sort_keys=True, default=str)}
         found: list[tuple[tuple[Any, ...], PoolValue, Any]] = []
         for key in keys:
@@ -1823,7 +1989,9 @@ class Engine:
                     if j in seen:
                         continue
                     seen.add(j)
-                    found.append(((allowed[key], key[0] != FIXTURE, self._same_group_key(key, tool), n.depth, -pv.id), pv, val))
+                    found.append(
+                        ((allowed[key], key[0] != FIXTURE, self._same_group_key(key, tool), n.depth, -pv.id), pv, val)
+                    )
         found.sort(key=lambda f: f[0], reverse=True)
         return [(f[0][0], f[1], f[2]) for f in found[:limit]]
 
@@ -1869,13 +2037,29 @@ class Engine:
         return False
 
     # ------------------------------------------------------------------------- phase 2: what a success asks for
-    def _on_success(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], new_state: State, wave: "Wave") -> None:
+    def _on_success(
+        self,
+        item: Item,
+        args: dict[str, Any],
+        used: dict[str, int],
+        rec: dict[str, Any],
+        new_state: State,
+        wave: "Wave",
+    ) -> None:
         """Log a successful call and plan everything it leads to: the free state test against the parent state,
         a control per upstream value it used (lines 17-19), the state it created, the values it exports and the
         offers they make (lines 24-25), and the before/after sweep of its state change (lines 26-32)."""
         node = self.nodes[item.node]
         call_id = len(self.calls)
-        self.calls.append(CallInfo(item.node, item.tool, args, rec, tuple(sorted({self.values[v].call for v in used.values() if self.values[v].call >= 0}))))
+        self.calls.append(
+            CallInfo(
+                item.node,
+                item.tool,
+                args,
+                rec,
+                tuple(sorted({self.values[v].call for v in used.values() if self.values[v].call >= 0})),
+            )
+        )
         self._plan_parent_test(item, args, rec, wave)
         self._plan_controls(item, args, used, rec, wave)
         if item.placement and len(used) > len(item.fixed):
@@ -1920,7 +2104,15 @@ class Engine:
             if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
                 wave.parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
 
-    def _plan_controls(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], wave: "Wave", aside: bool = False) -> None:
+    def _plan_controls(
+        self,
+        item: Item,
+        args: dict[str, Any],
+        used: dict[str, int],
+        rec: dict[str, Any],
+        wave: "Wave",
+        aside: bool = False,
+    ) -> None:
         """One counterfactual control per upstream value the success used (Algorithm 1, lines 17-19), each pair at
         most ``tests_per_pair`` times. An input with no valid control is an inconclusive test, counted, not run.
 
@@ -1958,10 +2150,16 @@ class Engine:
                 # The control of a placed offer keeps the placement and changes only the value placed, to one no
                 # call made: whether the call needed *that* folder or record, not whether it needed one at all (a
                 # tool that creates missing parents succeeds either way, and is no consumer of the folder).
-                placed = self._placed(item.tool, param, item.placement, sentinel_for({"type": "string"}), template_literal)
-                control = (False, placed) if placed is not None and self._fits(tool, param, placed) is not None else None
+                placed = self._placed(
+                    item.tool, param, item.placement, sentinel_for({"type": "string"}), template_literal
+                )
+                control = (
+                    (False, placed) if placed is not None and self._fits(tool, param, placed) is not None else None
+                )
             else:
-                alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
+                alternatives = (
+                    self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
+                )
                 control = self.control_value(tool, param, args[param], alternatives, template_literal)
             if control is None:
                 self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
@@ -1975,9 +2173,21 @@ class Engine:
             # the control succeeds too), shows no compatibility when both calls succeed: only provenance can be
             # concluded from such a test (see :meth:`_record_value_test`).
             free_choice = placed_here or template_literal is not _NO_LITERAL and not self.checked_form(item.tool, param)
-            wave.controls.append(ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice))
+            wave.controls.append(
+                ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice)
+            )
 
-    def _pool_values(self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], node: Node, target: Node, call_id: int, changed: bool) -> list[PoolValue]:
+    def _pool_values(
+        self,
+        item: Item,
+        args: dict[str, Any],
+        used: dict[str, int],
+        rec: dict[str, Any],
+        node: Node,
+        target: Node,
+        call_id: int,
+        changed: bool,
+    ) -> list[PoolValue]:
         """The values a success contributes to the pool of ``target`` (Algorithm 1, line 24: Extract).
 
         A value is credited to the call that last put it into the state. A call that changes the state becomes a
@@ -2012,7 +2222,8 @@ class Engine:
             if export is None or not export.propagate:
                 continue
             if ex.value is None or (isinstance(ex.value, str) and (not ex.value.strip() or is_empty_text(ex.value))):
-                continue  # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
+                # an empty value ("", "No matches found") identifies nothing; any success with it is a coincidence
+                continue
             # a relative path enters the pool in its plain spelling ("./notes.txt" -> "notes.txt", see paths.py)
             value = canonical_path(ex.value)
             vkey = json.dumps([item.tool, ex.name, value], sort_keys=True)
@@ -2021,22 +2232,53 @@ class Engine:
             listed.add(vkey)
             named = [g for g in ex.labels if g in self.groups]
             eligible.setdefault(ex.name, []).append((ex, export, value, named[0] if len(named) == 1 else ""))
-        for ex, export, value, for_group in (e for entries in eligible.values() for e in _representatives(entries, cfg.values_per_export)):
+        for ex, export, value, for_group in (
+            e for entries in eligible.values() for e in _representatives(entries, cfg.values_per_export)
+        ):
             vjson = json.dumps(value, sort_keys=True)
             # an echo in either spelling is an echo (what the call or its suppliers showed is kept as printed)
             echoed = vjson in given or (value is not ex.value and json.dumps(ex.value, sort_keys=True) in given)
-            if export.from_text is not None and isinstance(ex.value, str) and (_inside(vjson, given) or (value is not ex.value and _inside(json.dumps(ex.value), given))):
+            if (
+                export.from_text is not None
+                and isinstance(ex.value, str)
+                and (_inside(vjson, given) or (value is not ex.value and _inside(json.dumps(ex.value), given)))
+            ):
                 # A value picked out of text that was already inside a text the call was given or its suppliers
                 # showed (a path in an error message repeating its input) is an echo, whether or not it changed
                 # anything: it was there before this call printed it.
                 continue
             if origin and not changed and echoed:
                 continue
-            if origin and changed and ex.source == "arguments" and _arg_name(ex.path) in used and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes"))):
+            if (
+                origin
+                and changed
+                and ex.source == "arguments"
+                and _arg_name(ex.path) in used
+                and not (_written(ex.value, rec.get("state_changes")) or _filled(ex.value, rec.get("state_changes")))
+            ):
                 continue  # a value it was given and neither wrote nor filled a blank record of: still the original's
-            if origin and changed and ex.source != "arguments" and echoed and not _written(ex.value, rec.get("state_changes")):
-                continue  # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it changed, a removal)
-            pv = PoolValue(len(self.values), item.tool, ex.name, value, target.id, call_id, restated=origin and any(vjson in k for k in lineage_known), for_group=for_group, record=record_of(ex.source, ex.path), in_text=export.from_text is not None)
+            if (
+                origin
+                and changed
+                and ex.source != "arguments"
+                and echoed
+                and not _written(ex.value, rec.get("state_changes"))
+            ):
+                # ...and so is one it echoes back in its reply or its diff (an update re-stating whose record it
+                # changed, a removal)
+                continue
+            pv = PoolValue(
+                len(self.values),
+                item.tool,
+                ex.name,
+                value,
+                target.id,
+                call_id,
+                restated=origin and any(vjson in k for k in lineage_known),
+                for_group=for_group,
+                record=record_of(ex.source, ex.path),
+                in_text=export.from_text is not None,
+            )
             self.values.append(pv)
             target.add(pv)
             self.call_values.setdefault(call_id, []).append(pv.id)
@@ -2075,7 +2317,10 @@ class Engine:
                 continue
             info = self.calls[c]
             record = self._record(info)
-            own = {json.dumps(v, sort_keys=True, default=repr) for v in _scalars([info.args, record.get("output"), record.get("state_changes")])}
+            own = {
+                json.dumps(v, sort_keys=True, default=repr)
+                for v in _scalars([info.args, record.get("output"), record.get("state_changes")])
+            }
             for s in info.suppliers:
                 own |= self._shown_cache[s]
             self._shown_cache[c] = frozenset(own)
@@ -2160,7 +2405,11 @@ class Engine:
                         continue
                     elif arg.kind == "literal" and numeric and not settled_or_spent and arg.value != pv.value:
                         items.append(Item(target.id, consumer, ti, ((param, pv.id),), number_offer=True))
-                    elif arg.kind == "literal" and not settled_or_spent and (leaf is not None or self.placed_path(consumer, param)):
+                    elif (
+                        arg.kind == "literal"
+                        and not settled_or_spent
+                        and (leaf is not None or self.placed_path(consumer, param))
+                    ):
                         placement = "leaf" if leaf is not None else "folder"
                         if self._placed(consumer, param, placement, pv.value, arg.value) is not None:
                             items.append(Item(target.id, consumer, ti, ((param, pv.id),), placement=placement))
@@ -2220,7 +2469,9 @@ class Engine:
                     self.counters["skipped_implied"] += 1
 
     # ------------------------------------------------------------------------ phase 3: controls and state tests
-    def _test_calls(self, wave: Wave, controls: int = 0, sweeps: int = 0, parent_tests: int = 0) -> list[tuple[State, str, dict[str, Any]]]:
+    def _test_calls(
+        self, wave: Wave, controls: int = 0, sweeps: int = 0, parent_tests: int = 0
+    ) -> list[tuple[State, str, dict[str, Any]]]:
         """The calls of a wave's controls, the "before" halves of its sweeps and its parent-state tests, from the
         given positions of each list on: what :meth:`_run_tests` runs first (and :meth:`step` prefetches)."""
         calls: list[tuple[State, str, dict[str, Any]]] = []
@@ -2251,12 +2502,18 @@ class Engine:
             if pv.restated and vnode.parent is not None and vnode.creator == pv.call:
                 restated.append(idx)
                 calls.append((self.nodes[vnode.parent].state, t.use.tool, t.use.args))
-        why = ["controls"] * len(controls) + ["sweeps"] * len(sweeps) + ["controls"] * (len(calls) - len(controls) - len(sweeps))
+        why = (
+            ["controls"] * len(controls)
+            + ["sweeps"] * len(sweeps)
+            + ["controls"] * (len(calls) - len(controls) - len(sweeps))
+        )
         first = self.run_many(calls, why) if calls else []
         n_main = len(controls) + len(sweeps)
         before_provider = {idx: first[n_main + len(parent_tests) + j][0] for j, idx in enumerate(restated)}
         for k, (creator, info) in enumerate(parent_tests):
-            self._record_state(creator, info.tool, info.args, first[n_main + k][0], info.record, after_outcome="success")  # a success (see step)
+            self._record_state(
+                creator, info.tool, info.args, first[n_main + k][0], info.record, after_outcome="success"
+            )  # a success (see step)
         self.counters["state_tests"] += len(parent_tests)
         befores = first[len(controls) : n_main]
         # each "before" record is classified once, here (the judge of its test reads the same outcome)
@@ -2277,9 +2534,13 @@ class Engine:
             self._record_value_test(t, rec)
         for s, (before, _), outcome in zip(sweeps, befores, before_outcomes):
             if outcome == "failure":
-                self._record_state(s.call_id, s.consumer, s.args, before, next(after_results)[0], before_outcome=outcome)
+                self._record_state(
+                    s.call_id, s.consumer, s.args, before, next(after_results)[0], before_outcome=outcome
+                )
             else:
-                self._record_state(s.call_id, s.consumer, s.args, before, before, before_outcome=outcome, after_outcome=outcome)
+                self._record_state(
+                    s.call_id, s.consumer, s.args, before, before, before_outcome=outcome, after_outcome=outcome
+                )
 
     def _moot(self, t: ValueTest) -> None:
         """Count a moot test (the consumer succeeded with the same value before its provider ran): it concludes
@@ -2360,7 +2621,16 @@ class Engine:
         if verdict.inconclusive:
             self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
 
-    def _record_state(self, provider_call: int, consumer: str, args: dict[str, Any], before: dict[str, Any], after: dict[str, Any], before_outcome: str | None = None, after_outcome: str | None = None) -> None:
+    def _record_state(
+        self,
+        provider_call: int,
+        consumer: str,
+        args: dict[str, Any],
+        before: dict[str, Any],
+        after: dict[str, Any],
+        before_outcome: str | None = None,
+        after_outcome: str | None = None,
+    ) -> None:
         """Judge one before/after state test (Algorithm 1, lines 28-31) and keep the relation if admitted; an
         outcome the caller already classified is passed in rather than classified again."""
         b = before_outcome if before_outcome is not None else self._classify(consumer, before)
@@ -2402,11 +2672,44 @@ class Engine:
         return dedupe([*self.relations.values(), *self.retry.relations.values()])
 
     # ---------------------------------------------------------------------------------------- checkpoints
-    _CHECKPOINTED = ("nodes", "values", "calls", "call_values", "queue", "far", "probes", "near_probes", "enqueued", "seen_items", "per_tool", "per_tool_probes", "per_tool_numbers", "sweeps", "pair_tests", "pair_moot", "moot_values", "pair_offers", "state_offers", "retry", "refusals", "exclusive", "relations", "counters", "started", "inherited")
+    _CHECKPOINTED = (
+        "nodes",
+        "values",
+        "calls",
+        "call_values",
+        "queue",
+        "far",
+        "probes",
+        "near_probes",
+        "enqueued",
+        "seen_items",
+        "per_tool",
+        "per_tool_probes",
+        "per_tool_numbers",
+        "sweeps",
+        "pair_tests",
+        "pair_moot",
+        "moot_values",
+        "pair_offers",
+        "state_offers",
+        "retry",
+        "refusals",
+        "exclusive",
+        "relations",
+        "counters",
+        "started",
+        "inherited",
+    )
 
     def checkpoint(self, path: Path, identity: str, elapsed: float) -> None:
         # The memo lives in its store; the checkpoint records how many of its rows it covers (made durable first).
-        payload = {"version": CHECKPOINT_VERSION, "format": CHECKPOINT_FORMAT, "identity": identity, "elapsed": elapsed, "memo_rows": self.memo.sync()}
+        payload = {
+            "version": CHECKPOINT_VERSION,
+            "format": CHECKPOINT_FORMAT,
+            "identity": identity,
+            "elapsed": elapsed,
+            "memo_rows": self.memo.sync(),
+        }
         payload.update({k: getattr(self, k) for k in self._CHECKPOINTED})
         # Streamed through fast gzip: a large build's pool of records and sandbox states compresses several-fold,
         # and is never held in memory twice. (The memo's states, most of it, are in the store, not here.)
@@ -2420,9 +2723,15 @@ class Engine:
                 payload = pickle.load(fh)
         except (OSError, EOFError, zlib.error, pickle.UnpicklingError, AttributeError, ImportError):
             return False  # unreadable, truncated or from an older format: start afresh
-        if payload.get("version") != CHECKPOINT_VERSION or payload.get("format") != CHECKPOINT_FORMAT or payload.get("identity") != identity:
+        if (
+            payload.get("version") != CHECKPOINT_VERSION
+            or payload.get("format") != CHECKPOINT_FORMAT
+            or payload.get("identity") != identity
+        ):
             return False
-        if any(k not in payload for k in self._CHECKPOINTED) or not self.memo.truncate(int(payload.get("memo_rows", -1))):
+        if any(k not in payload for k in self._CHECKPOINTED) or not self.memo.truncate(
+            int(payload.get("memo_rows", -1))
+        ):
             return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         for k in self._CHECKPOINTED:
             setattr(self, k, payload[k])
@@ -2430,5 +2739,3 @@ class Engine:
         self._present_by_path.clear()
         self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
         return True
-
-

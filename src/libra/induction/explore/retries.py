@@ -33,7 +33,14 @@ __all__ = ["RETRY_COUNTERS", "RetryLedger", "retry_budget"]
 
 #: Counters of the retries' own calls and tests, kept in :attr:`RetryLedger.counters` (the names the engine's
 #: counters use, so the same code counts either) and reported in ``stats.engine`` under ``retry_*`` names.
-RETRY_COUNTERS = ("executed_calls", "memo_hits", "provenance_tests", "state_tests", "skipped_implied", "inconclusive_tests")
+RETRY_COUNTERS = (
+    "executed_calls",
+    "memo_hits",
+    "provenance_tests",
+    "state_tests",
+    "skipped_implied",
+    "inconclusive_tests",
+)
 
 
 def retry_budget(max_calls: int, max_retry_calls: int | None) -> int:

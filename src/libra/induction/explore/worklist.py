@@ -11,7 +11,8 @@ bits never decide) and the pop order, hence the exploration, is unchanged. The h
 
 Most of what such a build queues can never run: an offer waits behind better-named ones until its consumer's budget
 is spent, and from then on it is popped only to be dropped. A heap therefore lets its owner leave such items out
-(:meth:`PackedHeap.push` of a spent item, :meth:`PackedHeap.discard`) while still answering, for the order of everything else, as
+(:meth:`PackedHeap.push` of a spent item, :meth:`PackedHeap.discard`) while still answering, for the order of everything
+else, as
 if they were there: see :class:`PackedHeap`.
 """
 
@@ -55,7 +56,9 @@ ITEM_BITS = _at
 _ITEM_MASK = (1 << ITEM_BITS) - 1
 _SEQ_BITS = 64
 _HAS_FIXED, _STATE_TEST, _NUMBER_OFFER = 1, 2, 4
-_P_AT, _N_AT, _T_AT, _TM_AT, _PL_AT, _F_AT = (_SHIFT[n] for n in ("param", "node", "tool", "template", "placement", "flags"))
+_P_AT, _N_AT, _T_AT, _TM_AT, _PL_AT, _F_AT = (
+    _SHIFT[n] for n in ("param", "node", "tool", "template", "placement", "flags")
+)
 _VID_END, _NODE_END, _NAME_END = 1 << _WIDTH["vid"], 1 << _WIDTH["node"], 1 << _WIDTH["tool"]
 assert _SHIFT["vid"] == 0 and _WIDTH["param"] == _WIDTH["tool"] == _WIDTH["template"] == _WIDTH["placement"]
 
@@ -107,18 +110,42 @@ class ItemCodec:
             if pl is None:
                 pl = self._id(item.placement)
             node, template = item.node, item.template
-            if 0 <= vid < _VID_END and 0 <= node < _NODE_END and 0 <= template < _NAME_END and p < _NAME_END and t < _NAME_END and pl < _NAME_END:
-                flags = (_HAS_FIXED if fixed else 0) | (_STATE_TEST if item.state_test else 0) | (_NUMBER_OFFER if item.number_offer else 0)
-                return vid | p << _P_AT | node << _N_AT | t << _T_AT | template << _TM_AT | pl << _PL_AT | flags << _F_AT
+            if (
+                0 <= vid < _VID_END
+                and 0 <= node < _NODE_END
+                and 0 <= template < _NAME_END
+                and p < _NAME_END
+                and t < _NAME_END
+                and pl < _NAME_END
+            ):
+                flags = (
+                    (_HAS_FIXED if fixed else 0)
+                    | (_STATE_TEST if item.state_test else 0)
+                    | (_NUMBER_OFFER if item.number_offer else 0)
+                )
+                return (
+                    vid | p << _P_AT | node << _N_AT | t << _T_AT | template << _TM_AT | pl << _PL_AT | flags << _F_AT
+                )
         return self._pack_checked(item)
 
     def _pack_checked(self, item: Item) -> int:
         if len(item.fixed) > 1:
             raise ValueError("a packed work item binds at most one input")
-        flags = (_HAS_FIXED if item.fixed else 0) | (_STATE_TEST if item.state_test else 0) | (_NUMBER_OFFER if item.number_offer else 0)
+        flags = (
+            (_HAS_FIXED if item.fixed else 0)
+            | (_STATE_TEST if item.state_test else 0)
+            | (_NUMBER_OFFER if item.number_offer else 0)
+        )
         param, vid = item.fixed[0] if item.fixed else ("", 0)
-        values = {"vid": vid, "param": self._id(param), "node": item.node, "tool": self._id(item.tool), "template": item.template,
-                  "placement": self._id(item.placement), "flags": flags}
+        values = {
+            "vid": vid,
+            "param": self._id(param),
+            "node": item.node,
+            "tool": self._id(item.tool),
+            "template": item.template,
+            "placement": self._id(item.placement),
+            "flags": flags,
+        }
         out = 0
         for name, value in values.items():
             if not 0 <= value < (1 << _WIDTH[name]):
@@ -132,7 +159,15 @@ class ItemCodec:
 
         flags = get("flags")
         fixed = ((self.names[get("param")], get("vid")),) if flags & _HAS_FIXED else ()
-        return Item(get("node"), self.names[get("tool")], get("template"), fixed, bool(flags & _STATE_TEST), bool(flags & _NUMBER_OFFER), self.names[get("placement")])
+        return Item(
+            get("node"),
+            self.names[get("tool")],
+            get("template"),
+            fixed,
+            bool(flags & _STATE_TEST),
+            bool(flags & _NUMBER_OFFER),
+            self.names[get("placement")],
+        )
 
 
 _ENTRY = 32  # bytes of a bucket entry: the sequence (64 bits) below the packed item, little-endian
@@ -147,12 +182,14 @@ class PackedHeap:
     thousand distinct priorities (rounded name similarities) and millions of queued items, and its owner pushes
     sequence numbers in increasing order, so within one priority the oldest item is always the next: a bucket
     only ever appends at its end and pops at its front. An item then costs 32 bytes in a ``bytearray`` (which appends at
-    its end and drops from its front in amortized constant time) instead of a Python integer of some 300 bits in a list (about 80 bytes). The pop order is exactly the tuples'
+    its end and drops from its front in amortized constant time) instead of a Python integer of some 300 bits in a list
+    (about 80 bytes). The pop order is exactly the tuples'
     (priority first, sequence within it); a push whose sequence is not larger than the last one's is refused,
     since it would break that order.
 
     Items its owner knows can never run again (popping them would only drop them) need not be held: :meth:`push`
-    of one marked ``spent`` only records it, :meth:`discard` removes those already held. The heap then behaves as if they
+    of one marked ``spent`` only records it, :meth:`discard` removes those already held. The heap then behaves as if
+    they
     were still there wherever that could be seen: it stays true while one of them would still be queued, and
     :meth:`pop` answers None (a dropped item) where the full heap would have popped one of them last. What it
     keeps for that is one number, the largest (priority, sequence) left out that the full heap would still hold:
@@ -231,7 +268,7 @@ class PackedHeap:
             kept = bytearray()
             last_gone = -1
             for at in range(0, len(bucket), _ENTRY):
-                entry = int.from_bytes(bucket[at:at + _ENTRY], "little")
+                entry = int.from_bytes(bucket[at : at + _ENTRY], "little")
                 kind = entry >> (_SEQ_BITS + shift)
                 gone = verdicts.get(kind)
                 if gone is None:
@@ -239,7 +276,7 @@ class PackedHeap:
                 if gone:
                     last_gone = entry & _SEQ_MASK
                 else:
-                    kept += bucket[at:at + _ENTRY]
+                    kept += bucket[at : at + _ENTRY]
             if last_gone < 0:
                 continue
             ghost = max(ghost, (ordered << _SEQ_BITS) | last_gone)  # sequences rise within a bucket

@@ -46,7 +46,19 @@ PINNED_GIT_DATE = "1735732800 +0000"  # 2025-01-01 12:00 UTC, the Python runtime
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 CONNECTION_CLOSED = -32000  # JSON-RPC code the SDK gives pending requests when the connection ends
 REQUEST_TIMEOUT = -32001  # ... and requests that outlived the client's read timeout
-_KEYS = {"name", "command", "args", "env", "url", "cwd", "state", "restart_on_restore", "timeout", "start_timeout", "allow_network"}
+_KEYS = {
+    "name",
+    "command",
+    "args",
+    "env",
+    "url",
+    "cwd",
+    "state",
+    "restart_on_restore",
+    "timeout",
+    "start_timeout",
+    "allow_network",
+}
 
 
 class McpServerError(ToolRuntimeError):
@@ -68,7 +80,8 @@ class ServerSpec:
 
     ``command``/``args``/``env``/``cwd`` start a stdio server; ``url`` names a Streamable HTTP endpoint (started by
     ``command`` when both are given, else a server someone else runs); a started server's working directory is
-    ``cwd``, by default the sandbox, so relative paths in arguments land inside it. ``{sandbox}`` in args, env, cwd and url is
+    ``cwd``, by default the sandbox, so relative paths in arguments land inside it. ``{sandbox}`` in args, env, cwd and
+    url is
     the sandbox path, ``{port}`` a free local port chosen per start. ``state`` says where the server keeps what a
     later call can see: ``"files"`` (only in the sandbox: a state is restored by putting files back) or
     ``"process"`` (also in its memory, e.g. a session: a state is reached by replaying calls).
@@ -94,7 +107,12 @@ class ServerSpec:
     def __post_init__(self) -> None:
         where = f"MCP server {self.name!r}"
         if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ConfigError(f"MCP server name {self.name!r} must be letters, digits, '_' or '-' (it prefixes tool names as NAME.tool)")
+            raise ConfigError(
+                (
+                    f"MCP server name {self.name!r} must be letters, digits, '_' or '-' (it prefixes tool names "
+                    "as NAME.tool)"
+                )
+            )
         if not self.command and not self.url:
             raise ConfigError(f"{where} has neither 'command' (stdio) nor 'url' (Streamable HTTP): give one")
         if self.command is not None and not isinstance(self.command, str):
@@ -104,10 +122,20 @@ class ServerSpec:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in dict(self.env).items()):
             raise ConfigError(f"{where}: 'env' must map names to strings")
         if self.state not in ("files", "process"):
-            raise ConfigError(f"{where}: 'state' must be \"files\" or \"process\", not {self.state!r}")
+            raise ConfigError(f'{where}: \'state\' must be "files" or "process", not {self.state!r}')
         if self.state == "process" and not self.command:
-            raise ConfigError(f"{where}: state = \"process\" needs 'command': the memory of a server someone else runs cannot be reset")
-        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0 and isinstance(self.start_timeout, (int, float)) and self.start_timeout > 0):
+            raise ConfigError(
+                (
+                    f"{where}: state = \"process\" needs 'command': the memory of a server someone else runs "
+                    "cannot be reset"
+                )
+            )
+        if not (
+            isinstance(self.timeout, (int, float))
+            and self.timeout > 0
+            and isinstance(self.start_timeout, (int, float))
+            and self.start_timeout > 0
+        ):
             raise ConfigError(f"{where}: 'timeout' and 'start_timeout' must be positive numbers of seconds")
         object.__setattr__(self, "args", tuple(self.args))
         object.__setattr__(self, "env", dict(self.env))
@@ -198,7 +226,11 @@ def missing_command_message(command: str) -> str:
 def inherited_environment() -> dict[str, str]:
     """The caller's variables a server may see (the SDK's safe list: who and where the user is, how to find
     programs); the rest of the caller's environment (tokens, proxies) stays out unless a server's ``env`` names it."""
-    return {k: v for k in ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER") if (v := os.environ.get(k)) is not None and not v.startswith("()")}
+    return {
+        k: v
+        for k in ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")
+        if (v := os.environ.get(k)) is not None and not v.startswith("()")
+    }
 
 
 def pinned_environment() -> dict[str, str]:
@@ -253,7 +285,9 @@ _LAUNCHER = (
 )
 
 
-async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None, log: Path, *, stdio: bool, allow_network: bool) -> Any:
+async def start_process(
+    argv: list[str], env: Mapping[str, str], cwd: str | None, log: Path, *, stdio: bool, allow_network: bool
+) -> Any:
     """Start one server process: its own session (so its whole group can be ended), stderr (and, for a server
     reached over HTTP, stdout) appended to ``log``, pipes for stdin/stdout when it speaks stdio, killed when this
     process dies (:func:`~libra.runtime.workers.sandbox.die_with_parent`: a build killed with SIGKILL leaves no server
@@ -273,7 +307,17 @@ async def start_process(argv: list[str], env: Mapping[str, str], cwd: str | None
         raise FileNotFoundError(errno.ENOENT, "no such executable file", argv[0])
     if os.sep not in argv[0] and shutil.which(argv[0], path=env.get("PATH")) is None:
         argv = [found, *argv[1:]]  # found in libra's managed server directories
-    argv = [sys.executable, "-I", "-S", "-c", _LAUNCHER, sandbox.__file__, str(os.getpid()), "network" if allow_network else "no-network", *argv]
+    argv = [
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
+        _LAUNCHER,
+        sandbox.__file__,
+        str(os.getpid()),
+        "network" if allow_network else "no-network",
+        *argv,
+    ]
     with open(log, "ab") as errlog:  # noqa: ASYNC230 - a local log file opens at once
         return await anyio.open_process(
             argv,
@@ -294,7 +338,11 @@ def network_isolation(pid: int | None) -> str:
     if pid is None:
         return sandbox.ALLOWED
     try:
-        return sandbox.NAMESPACE if os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net") else sandbox.ALLOWED
+        return (
+            sandbox.NAMESPACE
+            if os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+            else sandbox.ALLOWED
+        )
     except OSError:
         return sandbox.ALLOWED
 
@@ -430,7 +478,14 @@ class ToolInfo:
 class Connection:
     """One running server (started lazily, restarted after a failure) seen through a blocking interface."""
 
-    def __init__(self, spec: ServerSpec, sandbox: Path, logdir: Path, loop: _LoopThread, environment: Callable[[], dict[str, str]] = pinned_environment) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        sandbox: Path,
+        logdir: Path,
+        loop: _LoopThread,
+        environment: Callable[[], dict[str, str]] = pinned_environment,
+    ) -> None:
         self.spec = spec
         self.environment = environment  # what the server's own ``env`` is laid over (pinned for builds)
         self.sandbox = sandbox
@@ -506,7 +561,10 @@ class Connection:
 
     def _start_error(self, why: str) -> McpServerError:
         tail = stderr_tail(self.log)
-        return McpServerError(f"MCP server {self.spec.name!r} failed to start: {why}" + (f"; stderr: {tail}" if tail else "; no stderr output"))
+        return McpServerError(
+            f"MCP server {self.spec.name!r} failed to start: {why}"
+            + (f"; stderr: {tail}" if tail else "; no stderr output")
+        )
 
     async def _owner(self, jobs: asyncio.Queue[Any], ready: Any, mode: str) -> None:
         import anyio
@@ -521,7 +579,14 @@ class Connection:
                     if spec.command:
                         try:
                             stdio = spec.url is None
-                            self._proc = await start_process([spec.command, *spec.args], env, spec.cwd or str(self.sandbox), self.log, stdio=stdio, allow_network=spec.allow_network or not stdio)
+                            self._proc = await start_process(
+                                [spec.command, *spec.args],
+                                env,
+                                spec.cwd or str(self.sandbox),
+                                self.log,
+                                stdio=stdio,
+                                allow_network=spec.allow_network or not stdio,
+                            )
                         except OSError as exc:
                             raise self._start_error(f"cannot run {spec.command!r} ({exc.strerror or exc})") from None
                         self.pids.append(self._proc.pid)
@@ -536,7 +601,9 @@ class Connection:
                         client_arg = spec.url
                     # read_timeout bounds each request of the handshake (a cancel scope around entering the
                     # client would hold its task group); calls are bounded by their own timeout below
-                    client = await stack.enter_async_context(Client(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout))
+                    client = await stack.enter_async_context(
+                        Client(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
+                    )
                     self.protocol = client.protocol_version
                     self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
                     tools = await self._list_tools(client)
@@ -552,7 +619,9 @@ class Connection:
                         exc = exc.exceptions[0]
                     why = f"it {self._garbage_text()}" if self._garbage else f"{type(exc).__name__}: {exc}".rstrip(": ")
                     if self._proc is not None and self._proc.returncode is not None:
-                        why = f"it exited with status {self._proc.returncode}" + (f" (it {self._garbage_text()})" if self._garbage else "")
+                        why = f"it exited with status {self._proc.returncode}" + (
+                            f" (it {self._garbage_text()})" if self._garbage else ""
+                        )
                     ready.set_exception(self._start_error(why))
                     return
                 ready.set_result(tools)
@@ -565,7 +634,15 @@ class Connection:
                         with anyio.fail_after(timeout):
                             out = await client.call_tool(tool, args)
                     except TimeoutError:
-                        result.set_exception(CallFailed(f"MCP server {spec.name!r} did not answer within {timeout:g} s (hung); it was restarted", True))
+                        result.set_exception(
+                            CallFailed(
+                                (
+                                    f"MCP server {spec.name!r} did not answer within {timeout:g} s (hung); it "
+                                    "was restarted"
+                                ),
+                                True,
+                            )
+                        )
                         return
                     except BaseException as exc:  # noqa: BLE001
                         if getattr(exc, "code", None) == CONNECTION_CLOSED and self._proc is not None:
@@ -607,7 +684,9 @@ class Connection:
             page = await client.list_tools(cursor=cursor)
             for t in page.tools:
                 ann = t.annotations.model_dump(exclude_none=True, by_alias=True) if t.annotations is not None else {}
-                tools.append(ToolInfo(t.name, t.description or "", dict(t.input_schema or {}), t.output_schema, ann, t.title))
+                tools.append(
+                    ToolInfo(t.name, t.description or "", dict(t.input_schema or {}), t.output_schema, ann, t.title)
+                )
             cursor = page.next_cursor
             if not cursor:
                 break
@@ -629,12 +708,23 @@ class Connection:
             return CallFailed(f"MCP server {name!r} {self._garbage_text()}; it was restarted", True)
         if self._proc is not None and self._proc.returncode is not None:
             tail = stderr_tail(self.log)
-            return CallFailed(f"MCP server {name!r} exited with status {self._proc.returncode} during the call; it was restarted" + (f" (stderr: {tail})" if tail else ""), True)
+            return CallFailed(
+                f"MCP server {name!r} exited with status {self._proc.returncode} during the call; it was restarted"
+                + (f" (stderr: {tail})" if tail else ""),
+                True,
+            )
         if isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT:
-            return CallFailed(f"MCP server {name!r} did not answer within {self.spec.start_timeout:g} s (hung); it was restarted", True)
+            return CallFailed(
+                f"MCP server {name!r} did not answer within {self.spec.start_timeout:g} s (hung); it was restarted",
+                True,
+            )
         if isinstance(exc, MCPError):
             fatal = exc.code == CONNECTION_CLOSED
-            return CallFailed(f"MCP server {name!r} answered with error {exc.code}: {exc.error.message}" + ("; it was restarted" if fatal else ""), fatal)
+            return CallFailed(
+                f"MCP server {name!r} answered with error {exc.code}: {exc.error.message}"
+                + ("; it was restarted" if fatal else ""),
+                fatal,
+            )
         return CallFailed(f"MCP server {name!r}: {type(exc).__name__}: {exc}; it was restarted", True)
 
     # -- calls ------------------------------------------------------------------------------------------
@@ -655,7 +745,10 @@ class Connection:
             raise
         except concurrent.futures.TimeoutError:  # the owner itself is stuck: end it and the server
             self.stop()
-            raise CallFailed(f"MCP server {self.spec.name!r} did not answer within {self.spec.timeout:g} s (hung); it was restarted", True) from None
+            raise CallFailed(
+                f"MCP server {self.spec.name!r} did not answer within {self.spec.timeout:g} s (hung); it was restarted",
+                True,
+            ) from None
 
     def stop(self) -> None:
         """End the server (its whole process group) and the owner task; idempotent."""

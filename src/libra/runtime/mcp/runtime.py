@@ -95,7 +95,10 @@ def _canonical(args: Mapping[str, Any]) -> str:
 #: The response of a tool that declares no ``outputSchema``: MCP says such a tool answers with content blocks, in
 #: practice text. Declaring it as text (not leaving it unknown) is what lets a proposer read identifiers printed in
 #: it before it has seen the tool succeed (:func:`libra.contracts.offline.proposer.identifier_exports`).
-TEXT_RESPONSE: dict[str, Any] = {"type": "string", "description": "text content (the tool declares no structured output)"}
+TEXT_RESPONSE: dict[str, Any] = {
+    "type": "string",
+    "description": "text content (the tool declares no structured output)",
+}
 
 
 def tool_from_info(server: str, info: ToolInfo) -> Tool:
@@ -110,7 +113,14 @@ def tool_from_info(server: str, info: ToolInfo) -> Tool:
     if info.title:
         metadata["title"] = info.title
     try:
-        return Tool(f"{server}.{info.name}", info.description, params, info.output_schema or dict(TEXT_RESPONSE), group=server, metadata=metadata)
+        return Tool(
+            f"{server}.{info.name}",
+            info.description,
+            params,
+            info.output_schema or dict(TEXT_RESPONSE),
+            group=server,
+            metadata=metadata,
+        )
     except CatalogError as exc:
         raise McpServerError(f"MCP server {server!r} lists tool {info.name!r} with an unusable schema: {exc}") from None
 
@@ -147,7 +157,8 @@ class McpRuntime:
     copied from (``[sandbox] template``); ``workdir`` holds the sandbox (``workdir/sandbox``), the blob store and
     the server logs (default: a temporary directory removed by :meth:`close`); ``parked_per_server`` bounds the
     instances of a server kept running at states the runtime left (0: restart instead); ``allow_network`` gives
-    every server the network (by default only those whose table says ``allow_network``). Servers start here, once, to list
+    every server the network (by default only those whose table says ``allow_network``). Servers start here, once, to
+    list
     their tools, side by side (a server that cannot start raises :class:`McpServerError`).
     """
 
@@ -179,7 +190,13 @@ class McpRuntime:
         self._own_workdir = workdir is None
         self.workdir = Path(tempfile.mkdtemp(prefix="libra-mcp-")) if workdir is None else Path(workdir).absolute()
         self.sandbox = SandboxDir(self.workdir / "sandbox", self.workdir / "store")
-        self.stats: dict[str, float] = {"calls": 0, "memo_hits": 0, "restores": 0, "replayed_calls": 0, "replay_mismatches": 0}
+        self.stats: dict[str, float] = {
+            "calls": 0,
+            "memo_hits": 0,
+            "restores": 0,
+            "replayed_calls": 0,
+            "replay_mismatches": 0,
+        }
         self.timings: dict[str, list[float]] = {"start_ms": [], "call_ms": [], "restore_ms": []}
         self._loop = _LoopThread()
         self._conns: dict[str, Connection] = {}  # the current instance of each server
@@ -208,9 +225,13 @@ class McpRuntime:
             self.close()
             raise
         self._tools: dict[str, tuple[str, str, dict[str, Any]]] = {
-            t.name: (t.metadata["server"], t.metadata["mcp_name"], t.metadata.get("annotations", {})) for t in self.catalog
+            t.name: (t.metadata["server"], t.metadata["mcp_name"], t.metadata.get("annotations", {}))
+            for t in self.catalog
         }
-        blob = json.dumps([[s.name, s.command, list(s.args), sorted(s.env.items()), s.url, s.state] for s in specs]) + self.catalog.fingerprint()
+        blob = (
+            json.dumps([[s.name, s.command, list(s.args), sorted(s.env.items()), s.url, s.state] for s in specs])
+            + self.catalog.fingerprint()
+        )
         self._signature = hashlib.sha256(blob.encode()).hexdigest()[:16]
         manifest = self.sandbox.scan()
         self._fresh = self._state(fingerprint(manifest), manifest, McpPath())
@@ -233,7 +254,9 @@ class McpRuntime:
     def load_state(self, config: Mapping[str, Any] | None = None) -> State:
         """The fresh state (an MCP sandbox has no per-task configuration; its template is the configuration)."""
         if config:
-            raise ToolRuntimeError("MCP runtimes take no initial configuration: put the starting files in the sandbox template")
+            raise ToolRuntimeError(
+                "MCP runtimes take no initial configuration: put the starting files in the sandbox template"
+            )
         return self._fresh
 
     @property
@@ -378,7 +401,12 @@ class McpRuntime:
     def invoke(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> tuple[InvocationRecord, State]:
         entry = self._tools.get(tool)
         if entry is None:
-            raise UnknownToolError(f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._tools)} tools named like {next(iter(self._tools), '?')!r}")
+            raise UnknownToolError(
+                (
+                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._tools)} tools named "
+                    f"like {next(iter(self._tools), '?')!r}"
+                )
+            )
         if args is None:
             args = {}
         if not isinstance(args, Mapping):
@@ -426,16 +454,28 @@ class McpRuntime:
             if annotations.get("readOnlyHint"):
                 self.hint_conflicts.setdefault(tool, "marked readOnlyHint but changed the sandbox")
         if counted:
-            changes[conn.spec.name] = {"changed": {}, "added": {f"calls[{len(history) - 1}]": {"tool": tool, "arguments": json.loads(args_json)}}, "removed": {}}
+            changes[conn.spec.name] = {
+                "changed": {},
+                "added": {f"calls[{len(history) - 1}]": {"tool": tool, "arguments": json.loads(args_json)}},
+                "removed": {},
+            }
         record.state_changes = changes
         fp = self._fingerprint(dir_fp, history)
-        new_state = state if fp == state.fingerprint else self._state(dir_fp, after, McpPath(path.steps + ((tool, args_json, fp),), history))
+        new_state = (
+            state
+            if fp == state.fingerprint
+            else self._state(dir_fp, after, McpPath(path.steps + ((tool, args_json, fp),), history))
+        )
         self._live_manifest = after
-        self._live = None if fatal and any(c.spec.state == "process" for c in self._conns.values()) else new_state.fingerprint
+        self._live = (
+            None if fatal and any(c.spec.state == "process" for c in self._conns.values()) else new_state.fingerprint
+        )
         self._memo[key] = (record.to_dict(), new_state)
         return record, new_state
 
-    def invoke_many(self, calls: Iterable[tuple[State, str, Mapping[str, Any]]]) -> list[tuple[InvocationRecord, State]]:
+    def invoke_many(
+        self, calls: Iterable[tuple[State, str, Mapping[str, Any]]]
+    ) -> list[tuple[InvocationRecord, State]]:
         """Calls one after another (the servers share one sandbox, so they cannot run side by side)."""
         return [self.invoke(s, t, a) for s, t, a in calls]
 

@@ -242,7 +242,11 @@ class SandboxDir:
         (scanned when not given)."""
         current = self.scan() if current is None else current
         self.path.mkdir(parents=True, exist_ok=True)
-        stale = [p for p, e in current.items() if p not in target or target[p].kind != e.kind or (e.kind != "d" and target[p].blob != e.blob)]
+        stale = [
+            p
+            for p, e in current.items()
+            if p not in target or target[p].kind != e.kind or (e.kind != "d" and target[p].blob != e.blob)
+        ]
         for rel in sorted(stale, key=lambda p: p.count("/"), reverse=True):
             full = self.path / rel
             if current[rel].kind == "d":
@@ -305,7 +309,9 @@ class SandboxDir:
                 out["removed"][_key(rel)] = self.show(before[rel], rel)
         for rel, e in before.items():
             other = after.get(rel)
-            if other is not None and (other.ident != e.ident or other.kind != e.kind or other.executable != e.executable):
+            if other is not None and (
+                other.ident != e.ident or other.kind != e.kind or other.executable != e.executable
+            ):
                 out["changed"][_key(rel)] = {"before": self.show(e, rel), "after": self.show(other, rel)}
         for rel in added:
             if not _has_child(rel, after[rel], added):

@@ -25,7 +25,10 @@ from libra.errors import ConfigError
 #: what each cache holds (pinned, so every machine runs the same servers)
 PYPI_SERVERS: tuple[str, ...] = ("mcp-server-git==2026.10.19", "mcp-server-time==2026.10.19")
 MCP1_SDK: tuple[str, ...] = ("mcp>=1.9,<2",)
-NPM_SERVERS: tuple[str, ...] = ("@modelcontextprotocol/server-filesystem@2026.8.31", "@modelcontextprotocol/server-memory@2026.8.31")
+NPM_SERVERS: tuple[str, ...] = (
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+    "@modelcontextprotocol/server-memory@2026.8.31",
+)
 
 
 def cache_root() -> Path:
@@ -51,7 +54,18 @@ def ensure_venv(name: str, requirements: tuple[str, ...]) -> Path:
     if not _stamped(stamp, spec):
         if not (root / "bin" / "python").exists():
             _run([sys.executable, "-m", "venv", str(root)], f"the venv {root}")
-        _run([str(root / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *requirements], ", ".join(requirements))
+        _run(
+            [
+                str(root / "bin" / "python"),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+                *requirements,
+            ],
+            ", ".join(requirements),
+        )
         stamp.write_text(spec, encoding="utf-8")
     return root / "bin"
 
@@ -70,13 +84,21 @@ def npm_servers_bin() -> Path:
     """``node_modules/.bin`` of the npm cache with the filesystem and memory servers (installed on first use)."""
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
-        raise ConfigError(f"{' and '.join(missing)} not found: install Node.js 20 or newer (e.g. apt-get install nodejs npm) to run the npm MCP servers")
+        raise ConfigError(
+            (
+                f"{' and '.join(missing)} not found: install Node.js 20 or newer (e.g. apt-get install nodejs "
+                "npm) to run the npm MCP servers"
+            )
+        )
     root = cache_root() / "npm"
     stamp = root / ".libra-installed"
     spec = "\n".join(NPM_SERVERS)
     if not _stamped(stamp, spec):
         root.mkdir(parents=True, exist_ok=True)
-        _run(["npm", "install", "--prefix", str(root), "--no-audit", "--no-fund", "--loglevel=error", *NPM_SERVERS], ", ".join(NPM_SERVERS))
+        _run(
+            ["npm", "install", "--prefix", str(root), "--no-audit", "--no-fund", "--loglevel=error", *NPM_SERVERS],
+            ", ".join(NPM_SERVERS),
+        )
         stamp.write_text(spec, encoding="utf-8")
     return root / "node_modules" / ".bin"
 

@@ -81,13 +81,17 @@ def fixed_clock(clock: _dt.datetime | None) -> Iterator[None]:
     except ImportError:
         from libra.errors import MissingDependencyError
 
-        raise MissingDependencyError("fixing the clock per call needs time-machine: pip install 'time-machine>=2.14,<4' (or pass clock=None)") from None
+        raise MissingDependencyError(
+            "fixing the clock per call needs time-machine: pip install 'time-machine>=2.14,<4' (or pass clock=None)"
+        ) from None
     with time_machine.travel(_destination(clock), tick=False):
         yield
 
 
 @contextlib.contextmanager
-def fixed_entropy(seed: int, clock: _dt.datetime | None = FIXED_NOW, randomness: bool = True) -> Iterator[DeterministicBytes | None]:
+def fixed_entropy(
+    seed: int, clock: _dt.datetime | None = FIXED_NOW, randomness: bool = True
+) -> Iterator[DeterministicBytes | None]:
     """Fix the clock (unless ``clock`` is None) and, if ``randomness``, every random source from ``seed``.
 
     Yields the deterministic byte source (None when randomness is left alone) so callers can derive further seeds

@@ -179,7 +179,18 @@ def _rebuilt_typeddict(tp: type, seen: frozenset[int]) -> Any:
 
 
 # Keywords whose value is a schema, a list of schemas, or a map of names to schemas: where _tidy recurses.
-_ONE_SCHEMA = ("items", "additionalProperties", "not", "contains", "if", "then", "else", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+_ONE_SCHEMA = (
+    "items",
+    "additionalProperties",
+    "not",
+    "contains",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+)
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
 # Keywords that restate the default meaning; dropping them changes no verdict.
@@ -278,7 +289,10 @@ def json_default(value: Any) -> tuple[bool, Any]:
 
 def _rename_refs(schema: Any, renames: dict[str, str]) -> Any:
     if isinstance(schema, dict):
-        return {k: (renames.get(v, v) if k == "$ref" and isinstance(v, str) else _rename_refs(v, renames)) for k, v in schema.items()}
+        return {
+            k: (renames.get(v, v) if k == "$ref" and isinstance(v, str) else _rename_refs(v, renames))
+            for k, v in schema.items()
+        }
     if isinstance(schema, list):
         return [_rename_refs(v, renames) for v in schema]
     return schema
@@ -419,4 +433,3 @@ def tool_document(name: str, func: Callable[..., Any]) -> dict[str, Any]:
         if marks.metadata():
             document["metadata"] = marks.metadata()
     return document
-

@@ -53,7 +53,16 @@ from typing import Any, Callable, ContextManager, Iterable, Mapping, Sequence
 
 from libra.catalog import Catalog, Tool
 from libra.errors import CatalogError
-from libra.runtime.base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError, UnserializableOutput, parts_fingerprint, to_jsonable
+from libra.runtime.base import (
+    InvocationRecord,
+    State,
+    StatePart,
+    ToolRuntimeError,
+    UnknownToolError,
+    UnserializableOutput,
+    parts_fingerprint,
+    to_jsonable,
+)
 from libra.runtime.diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
 from libra.runtime.python.introspect import tool_document
@@ -92,7 +101,8 @@ def module_state(module: ModuleType) -> dict[str, Any]:
     """A module's candidate state: its globals that are data (not callables, classes, modules or dunders).
 
     Why: module-level tool sets keep their database, session token or settings in globals; functions, classes
-    and imported modules are code, dunders are the interpreter's, loggers are the logging system's. Constants are included at no cost (their
+    and imported modules are code, dunders are the interpreter's, loggers are the logging system's. Constants are
+    included at no cost (their
     sub-parts never change, so they are shared by every state); globals that do not pickle are left out by the
     snapshotter (declare them with ``state_holders``). Identity constants (:func:`is_identity_constant`, e.g. a
     ``_MISSING = object()`` sentinel) are left out: restoring them would rebind the name to an unpickled copy.
@@ -100,7 +110,10 @@ def module_state(module: ModuleType) -> dict[str, Any]:
     return {
         k: v
         for k, v in vars(module).items()
-        if not (k.startswith("__") and k.endswith("__")) and not callable(v) and not isinstance(v, _NOT_STATE) and not is_identity_constant(v)
+        if not (k.startswith("__") and k.endswith("__"))
+        and not callable(v)
+        and not isinstance(v, _NOT_STATE)
+        and not is_identity_constant(v)
     }
 
 
@@ -148,7 +161,9 @@ def error_text(exc: BaseException) -> str:
 def _call_seed(key: str, tool: str, args: Mapping[str, Any]) -> int:
     blob = json.dumps(args, sort_keys=True, default=repr, ensure_ascii=False)
     # surrogatepass: arguments may hold lone surrogates (from a caller, or an older library), which must seed, not crash
-    return int.from_bytes(hashlib.blake2b(f"{key}\0{tool}\0{blob}".encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big")
+    return int.from_bytes(
+        hashlib.blake2b(f"{key}\0{tool}\0{blob}".encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big"
+    )
 
 
 def _rngs(obj: Any) -> list[random.Random]:
@@ -157,7 +172,8 @@ def _rngs(obj: Any) -> list[random.Random]:
 
 @dataclass(frozen=True, slots=True)
 class _Entry:
-    """How to execute one tool: method ``attr`` of the instance of owner ``part``, or function ``func`` of module owner ``part``."""
+    """How to execute one tool: method ``attr`` of the instance of owner ``part``, or function ``func`` of module owner
+    ``part``."""
 
     part: str | None
     index: int
@@ -231,11 +247,15 @@ class PythonRuntime:
         self.init_kwargs = {k: dict(v) for k, v in (init_kwargs or {}).items()}
         unknown = set(self.init_kwargs) - set(self.classes)
         if unknown:
-            raise ToolRuntimeError(f"init_kwargs name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}")
+            raise ToolRuntimeError(
+                f"init_kwargs name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}"
+            )
         self.instances = dict(instances or {})
         unknown = set(self.instances) - set(self.classes)
         if unknown:
-            raise ToolRuntimeError(f"instances name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}")
+            raise ToolRuntimeError(
+                f"instances name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}"
+            )
         self.load = load
         self.config: dict[str, Any] = dict(config or {})
         self.ignore_attrs = frozenset(ignore_attrs)
@@ -269,7 +289,17 @@ class PythonRuntime:
                 groups[tname] = short
         if docs is None:
             self.catalog = Catalog(
-                [Tool(name=d["name"], description=d["description"], parameters=d["parameters"], response=d.get("response"), group=d.get("group") or groups[d["name"]], metadata=d.get("metadata") or {}) for d in introspected],
+                [
+                    Tool(
+                        name=d["name"],
+                        description=d["description"],
+                        parameters=d["parameters"],
+                        response=d.get("response"),
+                        group=d.get("group") or groups[d["name"]],
+                        metadata=d.get("metadata") or {},
+                    )
+                    for d in introspected
+                ],
                 name=name,
             )
         else:
@@ -290,14 +320,30 @@ class PythonRuntime:
             if not public_functions(module):
                 continue
             if short in self._owners:
-                raise ToolRuntimeError(f"a class and a module are both named {short!r}: their states would clash, rename one")
-            self._add_owner(short, "module", module, new_empty=lambda m=module: m, attrs=module_state, always_split=True, skip=True)
+                raise ToolRuntimeError(
+                    f"a class and a module are both named {short!r}: their states would clash, rename one"
+                )
+            self._add_owner(
+                short, "module", module, new_empty=lambda m=module: m, attrs=module_state, always_split=True, skip=True
+            )
         for hname, holder in (state_holders or {}).items():
-            if hname in self._owners or not isinstance(holder, tuple) or len(holder) != 2 or not all(callable(f) for f in holder):
-                raise ToolRuntimeError(f"state holder {hname!r} must be a new name mapped to a (get, set) pair of functions")
+            if (
+                hname in self._owners
+                or not isinstance(holder, tuple)
+                or len(holder) != 2
+                or not all(callable(f) for f in holder)
+            ):
+                raise ToolRuntimeError(
+                    f"state holder {hname!r} must be a new name mapped to a (get, set) pair of functions"
+                )
             self._add_owner(hname, "holder", holder, new_empty=lambda: None, attrs=lambda v: {}, whole=True)
         self._holders = [o for o in self._owners.values() if o.kind == "holder"]
-        self._signature = StatePart("", "python:" + hashlib.sha256("\0".join(f"{o.kind}:{o.name}" for o in self._owners.values()).encode()).hexdigest()[:16], b"")
+        self._signature = StatePart(
+            "",
+            "python:"
+            + hashlib.sha256("\0".join(f"{o.kind}:{o.name}" for o in self._owners.values()).encode()).hexdigest()[:16],
+            b"",
+        )
         self._live: dict[str, Live] = {}
         self._layout: OrderedDict[str, dict[str, tuple[StatePart, ...]]] = OrderedDict()
         self._module_fresh: dict[str, tuple[StatePart, ...]] = {}
@@ -307,8 +353,29 @@ class PythonRuntime:
             elif owner.kind == "holder":
                 self._module_fresh[owner.name] = self._holder_parts(owner, None)[0]
 
-    def _add_owner(self, oname: str, kind: str, target: Any, *, new_empty: Callable[[], Any], attrs: Callable[[Any], dict[str, Any]], always_split: bool = False, skip: bool = False, whole: bool = False) -> None:
-        snap = Snapshotter(oname, attrs, new_empty, self.ignore_attrs, self._remember, self._views.get, skip_unpicklable=skip, whole_only=whole, always_split=always_split)
+    def _add_owner(
+        self,
+        oname: str,
+        kind: str,
+        target: Any,
+        *,
+        new_empty: Callable[[], Any],
+        attrs: Callable[[Any], dict[str, Any]],
+        always_split: bool = False,
+        skip: bool = False,
+        whole: bool = False,
+    ) -> None:
+        snap = Snapshotter(
+            oname,
+            attrs,
+            new_empty,
+            self.ignore_attrs,
+            self._remember,
+            self._views.get,
+            skip_unpicklable=skip,
+            whole_only=whole,
+            always_split=always_split,
+        )
         self._owners[oname] = _Owner(oname, kind, target, snap)
 
     @property
@@ -343,7 +410,9 @@ class PythonRuntime:
         config = dict(config or {})
         unknown = set(config) - set(self.classes)
         if unknown:
-            raise ToolRuntimeError(f"initial config names unknown class(es) {sorted(unknown)}: use {sorted(self.classes)}")
+            raise ToolRuntimeError(
+                f"initial config names unknown class(es) {sorted(unknown)}: use {sorted(self.classes)}"
+            )
         by_owner: dict[str, tuple[StatePart, ...]] = {}
         for owner in self._owners.values():
             if owner.kind != "class":
@@ -360,7 +429,9 @@ class PythonRuntime:
                         rng.seed(0)
                 parts = owner.snap.snapshot(inst, None)[0]
             except Exception as exc:  # noqa: BLE001 - user code: report which class and why
-                raise ToolRuntimeError(f"cannot build the initial {cname} instance ({error_text(exc)}): check init_kwargs/config") from exc
+                raise ToolRuntimeError(
+                    f"cannot build the initial {cname} instance ({error_text(exc)}): check init_kwargs/config"
+                ) from exc
             self._live[cname] = Live(inst, {p.name: p.key for p in parts})
             by_owner[cname] = parts
         return self._state(by_owner)
@@ -389,7 +460,9 @@ class PythonRuntime:
         try:
             parts = owner.snap.snapshot(module, None)[0]
         except Exception as exc:  # noqa: BLE001
-            raise ToolRuntimeError(f"cannot snapshot the globals of module {module.__name__!r} ({error_text(exc)})") from exc
+            raise ToolRuntimeError(
+                f"cannot snapshot the globals of module {module.__name__!r} ({error_text(exc)})"
+            ) from exc
         _MODULE_LIVE[module.__name__] = Live(module, {p.name: p.key for p in parts})
         return parts
 
@@ -402,7 +475,9 @@ class PythonRuntime:
             return False
         return True
 
-    def _holder_parts(self, owner: _Owner, previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def _holder_parts(
+        self, owner: _Owner, previous: tuple[StatePart, ...] | None
+    ) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         getter = owner.target[0]
         try:
             return owner.snap.snapshot(getter(), previous)
@@ -461,7 +536,9 @@ class PythonRuntime:
         if owner.kind == "module":
             module = owner.target
             snap = owner.snap
-            live = snap.restore(_MODULE_LIVE.get(module.__name__), parts, tracked=lambda m: set(module_state(m)) - snap.unpicklable)
+            live = snap.restore(
+                _MODULE_LIVE.get(module.__name__), parts, tracked=lambda m: set(module_state(m)) - snap.unpicklable
+            )
             _MODULE_LIVE[module.__name__] = live
             return module
         wanted = {p.name: p.key for p in parts}
@@ -489,7 +566,12 @@ class PythonRuntime:
     def entry(self, tool: str) -> _Entry:
         entry = self._entries.get(tool)
         if entry is None:
-            raise UnknownToolError(f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._entries)} tools named like {next(iter(self._entries), '?')!r}")
+            raise UnknownToolError(
+                (
+                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._entries)} tools named "
+                    f"like {next(iter(self._entries), '?')!r}"
+                )
+            )
         return entry
 
     def invoke(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> tuple[InvocationRecord, State]:
@@ -509,7 +591,9 @@ class PythonRuntime:
         except Exception as exc:  # noqa: BLE001 - a part that no longer unpickles (code changed under it)
             for o in touched:
                 self._leave(o, None)
-            raise ToolRuntimeError(f"cannot restore the state of {owner.name!r} for {tool!r} ({error_text(exc)})") from exc
+            raise ToolRuntimeError(
+                f"cannot restore the state of {owner.name!r} for {tool!r} ({error_text(exc)})"
+            ) from exc
         seed = _call_seed("\0".join(p.key for o in touched for p in by_owner[o.name]), tool, args)
         rngs = _rngs(target) if self.reseed_random else []
         for i, rng in enumerate(rngs):
@@ -531,7 +615,13 @@ class PythonRuntime:
             except Exception as exc:  # noqa: BLE001 - a tool left something unpicklable in its state
                 for t in touched:
                     self._leave(t, None)
-                record = InvocationRecord("error", None, {}, f"state cannot be snapshotted after the call ({error_text(exc)})", record.duration_ms)
+                record = InvocationRecord(
+                    "error",
+                    None,
+                    {},
+                    f"state cannot be snapshotted after the call ({error_text(exc)})",
+                    record.duration_ms,
+                )
                 return record, state
             if parts is previous:
                 continue

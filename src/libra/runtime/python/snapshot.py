@@ -2,7 +2,8 @@
 
 Why: a tool set backed by a few megabytes of records must not pay for the whole database on every call. An
 instance whose pickle is small (:data:`SPLIT_BYTES`) stays one whole part, as splitting would only add work; a
-bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big dict/list
+bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big
+dict/list
 attributes into chunks of :data:`CHUNK` consecutive entries, each with its own content key. A call then costs in
 proportion to what it touched:
 
@@ -27,7 +28,8 @@ cached set, checked against the identity of their values and those values' membe
 mutable object are snapshotted together as one sub-part (a big attribute involved loses its chunking), and an
 object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
 ``__reduce__``, ``__slots__``), is kept as one whole part. A chunk its watch saw unwritten is looked at only if
-a changed sub-part holds one of its containers (each carries its chunk's tag). Limitation: a call that replaces an unchanged
+a changed sub-part holds one of its containers (each carries its chunk's tag). Limitation: a call that replaces an
+unchanged
 attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
 as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
 with a bigger :data:`SPLIT_BYTES`. Sub-part names are
@@ -75,9 +77,27 @@ WATCH = True
 _PICKLE = pickle.HIGHEST_PROTOCOL
 #: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
 _SHAREABLE = (
-    str, bytes, int, float, complex, bool, type(None), tuple, frozenset, range, type,
-    types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.ModuleType,
-    enum.Enum, _dt.date, _dt.time, _dt.timedelta, _dt.tzinfo, decimal.Decimal,
+    str,
+    bytes,
+    int,
+    float,
+    complex,
+    bool,
+    type(None),
+    tuple,
+    frozenset,
+    range,
+    type,
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.ModuleType,
+    enum.Enum,
+    _dt.date,
+    _dt.time,
+    _dt.timedelta,
+    _dt.tzinfo,
+    decimal.Decimal,
 )
 
 
@@ -185,7 +205,11 @@ def _value(unit: _Unit) -> Any:
     """A unit's value, making a chunk's slice on first use (a chunk its watch settled usually needs none)."""
     if unit.value is None and unit.source is not None:
         container, lo = unit.source
-        unit.value = container[lo : lo + CHUNK] if isinstance(container, list) else dict(islice(dict.items(container), lo, lo + CHUNK))
+        unit.value = (
+            container[lo : lo + CHUNK]
+            if isinstance(container, list)
+            else dict(islice(dict.items(container), lo, lo + CHUNK))
+        )
     return unit.value
 
 
@@ -240,7 +264,9 @@ class Snapshotter:
 
     # -- snapshot -----------------------------------------------------------------------------------------
     @_no_gc
-    def snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, live: Live | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def snapshot(
+        self, obj: Any, previous: tuple[StatePart, ...] | None, live: Live | None = None
+    ) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         """The owner's parts after a call, reusing ``previous`` parts whose content did not change.
 
         Returns (parts, old parts replaced, new parts); ``previous`` itself and two empty lists when nothing
@@ -272,7 +298,12 @@ class Snapshotter:
             if live is not None:
                 live.whole = None
             return self._snapshot(obj, previous)
-        if previous is not None and live.whole is not None and whole == live.whole and live.keys == {p.name: p.key for p in previous}:
+        if (
+            previous is not None
+            and live.whole is not None
+            and whole == live.whole
+            and live.keys == {p.name: p.key for p in previous}
+        ):
             return previous, [], []
         result = self._snapshot(obj, previous)
         live.whole = whole
@@ -286,7 +317,11 @@ class Snapshotter:
         Why only then: a whole part is small by definition (one pickle is cheap), and a state big enough to be split
         is where pickling everything after every call dominates the cost of a build.
         """
-        return self.always_split or (len(previous) > 0 and all(parse_label(p.name)[1] is not None for p in previous) and sum(len(p.data) for p in previous) > 2 * SPLIT_BYTES)
+        return self.always_split or (
+            len(previous) > 0
+            and all(parse_label(p.name)[1] is not None for p in previous)
+            and sum(len(p.data) for p in previous) > 2 * SPLIT_BYTES
+        )
 
     def _clean_chunks(self, obj: Any, live: Live) -> set[str]:
         """Labels of the watched chunks the call did not write (they equal the previous state's, unseen)."""
@@ -334,7 +369,14 @@ class Snapshotter:
         if not unchanged or live.watches != before:  # a state left unchanged has the shadows it had
             _update_shadow(live.shadow, parts, skip=set(live.watches))
 
-    def _all_same(self, obj: Any, previous: tuple[StatePart, ...], shadow: dict[str, tuple[bytes, Any]], clean: set[str] = frozenset(), watched: Any = ()) -> bool:  # type: ignore[assignment]
+    def _all_same(
+        self,
+        obj: Any,
+        previous: tuple[StatePart, ...],
+        shadow: dict[str, tuple[bytes, Any]],
+        clean: set[str] = frozenset(),
+        watched: Any = (),
+    ) -> bool:  # type: ignore[assignment]
         """Whether every sub-part of ``previous`` still equals the live object's content, checked without pickling.
 
         Why a separate pass: most calls read, and a read should cost comparisons only (no chunk dicts built, no
@@ -384,7 +426,14 @@ class Snapshotter:
             return False
         return all(n == -1 or (_chunkable(attrs[a]) and n == len(attrs[a])) for a, n in covered.items())
 
-    def _snapshot(self, obj: Any, previous: tuple[StatePart, ...] | None, shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset(), watches: dict[str, Watch] | None = None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:  # type: ignore[assignment]
+    def _snapshot(
+        self,
+        obj: Any,
+        previous: tuple[StatePart, ...] | None,
+        shadow: dict[str, tuple[bytes, Any]] | None = None,
+        clean: set[str] = frozenset(),
+        watches: dict[str, Watch] | None = None,
+    ) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:  # type: ignore[assignment]
         if not self._split(obj):
             parts: tuple[StatePart, ...] = (self._whole_part(obj, previous),)
             return self._result(parts, previous)
@@ -392,8 +441,10 @@ class Snapshotter:
         unchunk: set[str] = set()
         while True:
             attrs, units = self._layout(obj, prev, unchunk, shadow, clean, watches)
-            if previous is not None and len(units) == len(previous) and all(
-                u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous)
+            if (
+                previous is not None
+                and len(units) == len(previous)
+                and all(u.label == parse_label(p.name)[1] and u.data == p.data for u, p in zip(units, previous))
             ):
                 return previous, [], []
             ids = self._unit_ids(units, prev, clean, watches)
@@ -420,7 +471,9 @@ class Snapshotter:
         return self._result(parts, previous)
 
     @staticmethod
-    def _result(parts: tuple[StatePart, ...], previous: tuple[StatePart, ...] | None) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
+    def _result(
+        parts: tuple[StatePart, ...], previous: tuple[StatePart, ...] | None
+    ) -> tuple[tuple[StatePart, ...], list[StatePart], list[StatePart]]:
         old_keys = {p.key for p in previous or ()}
         new_keys = {p.key for p in parts}
         removed = [p for p in previous or () if p.key not in new_keys]
@@ -438,7 +491,15 @@ class Snapshotter:
             attrs = {k: v for k, v in attrs.items() if k not in self.unpicklable}
         return attrs
 
-    def _layout(self, obj: Any, prev: dict[str | None, StatePart], unchunk: set[str], shadow: dict[str, tuple[bytes, Any]] | None = None, clean: set[str] = frozenset(), watches: dict[str, Watch] | None = None) -> tuple[dict[str, Any], list[_Unit]]:  # type: ignore[assignment]
+    def _layout(
+        self,
+        obj: Any,
+        prev: dict[str | None, StatePart],
+        unchunk: set[str],
+        shadow: dict[str, tuple[bytes, Any]] | None = None,
+        clean: set[str] = frozenset(),
+        watches: dict[str, Watch] | None = None,
+    ) -> tuple[dict[str, Any], list[_Unit]]:  # type: ignore[assignment]
         """The object's units, pickled: groups of the previous state still intact, then attributes and chunks.
 
         A chunk its watch saw unwritten (``clean``), or a unit equal to its ``shadow`` copy of the previous part's
@@ -518,7 +579,9 @@ class Snapshotter:
             units.append(_Unit(attr, [attr], data, wrapped, pickler))
         return attrs, units
 
-    def _unit_ids(self, units: list[_Unit], prev: dict[str | None, StatePart], clean: set[str], watches: dict[str, Watch] | None) -> list[set[int]]:
+    def _unit_ids(
+        self, units: list[_Unit], prev: dict[str | None, StatePart], clean: set[str], watches: dict[str, Watch] | None
+    ) -> list[set[int]]:
         """The mutable objects of each unit, for the sharing check; a chunk its watch settled gets its ids only if
         a changed unit holds one of its watched containers.
 
@@ -611,7 +674,11 @@ class Snapshotter:
                 offset = int(i) * CHUNK
                 return [builder.view(v, index_path(attr, offset + j), 2) for j, v in enumerate(value)]
             return {str(k): builder.view(v, key_path(attr, str(k)), 2) for k, v in value.items()}
-        return {a: builder.view(v, key_path("", a), 1) for a, v in value.items() if a not in self.ignore and not isinstance(v, random.Random)}
+        return {
+            a: builder.view(v, key_path("", a), 1)
+            for a, v in value.items()
+            if a not in self.ignore and not isinstance(v, random.Random)
+        }
 
     def part_view(self, part: StatePart) -> Any:
         view = self.recall(part.key)
@@ -685,7 +752,9 @@ class Snapshotter:
 
     # -- restore ------------------------------------------------------------------------------------------
     @_no_gc
-    def restore(self, live: Live | None, parts: tuple[StatePart, ...], tracked: Callable[[Any], Iterable[str]] | None = None) -> Live:
+    def restore(
+        self, live: Live | None, parts: tuple[StatePart, ...], tracked: Callable[[Any], Iterable[str]] | None = None
+    ) -> Live:
         """A live object holding ``parts``, made by patching ``live`` where it differs (or built anew)."""
         if len(parts) == 1 and parse_label(parts[0].name)[1] is None:
             p = parts[0]
@@ -725,7 +794,9 @@ class Snapshotter:
                 setattr(obj, attr, value)
             _shadow_part(live, label, p.data)
         for attr, chunk_parts in chunked.items():
-            if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")) == len(chunk_parts):
+            if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(
+                1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")
+            ) == len(chunk_parts):
                 continue
             current = getattr(obj, attr, None)
             if self._patch_watched(live, attr, current, chunk_parts):
@@ -776,19 +847,27 @@ class Snapshotter:
                 break
             lo, piece = idx * CHUNK, loaded[idx]
             old_len = min(CHUNK, len(current) - lo)
-            if len(piece) != old_len or (not is_list and list(piece) != list(islice(dict.keys(current), lo, lo + old_len))):
+            if len(piece) != old_len or (
+                not is_list and list(piece) != list(islice(dict.keys(current), lo, lo + old_len))
+            ):
                 cut = idx
                 break
         if cut < max(len(chunk_parts), n_old):  # refill the tail from chunk ``cut`` on
             lo = cut * CHUNK
             if is_list:
-                tail = [loaded[i] if i in loaded else current[i * CHUNK : (i + 1) * CHUNK] for i in range(cut, len(chunk_parts))]
+                tail = [
+                    loaded[i] if i in loaded else current[i * CHUNK : (i + 1) * CHUNK]
+                    for i in range(cut, len(chunk_parts))
+                ]
                 list.__delitem__(current, slice(lo, None))
                 for piece in tail:
                     list.extend(current, piece)
             else:
                 items = list(islice(dict.items(current), lo, None))
-                tail = [loaded[i] if i in loaded else items[(i - cut) * CHUNK : (i - cut + 1) * CHUNK] for i in range(cut, len(chunk_parts))]
+                tail = [
+                    loaded[i] if i in loaded else items[(i - cut) * CHUNK : (i - cut + 1) * CHUNK]
+                    for i in range(cut, len(chunk_parts))
+                ]
                 for k, _ in items:
                     dict.__delitem__(current, k)
                 for piece in tail:
@@ -877,7 +956,10 @@ def _patched_view(name: str, value: Any, prior: Any, written: set[Any], ignore: 
         if not isinstance(prior, list) or len(prior) != len(value):
             return None
         offset = int(i) * CHUNK
-        return [builder.view(v, index_path(attr, offset + j), 2) if offset + j in written else prior[j] for j, v in enumerate(value)]
+        return [
+            builder.view(v, index_path(attr, offset + j), 2) if offset + j in written else prior[j]
+            for j, v in enumerate(value)
+        ]
     if not isinstance(prior, dict):
         return None
     out: dict[str, Any] = {}
@@ -908,7 +990,9 @@ def _shadow_part(live: Live, label: str, data: bytes) -> None:
         live.shadow[label] = (data, pickle.loads(data))
 
 
-def _update_shadow(shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...], skip: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+def _update_shadow(
+    shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...], skip: set[str] = frozenset()
+) -> None:  # type: ignore[assignment]
     """Keep one copy per sub-part the live object now holds: only parts whose bytes changed are unpickled.
 
     Chunks of the attributes in ``skip`` (watched ones) get none.

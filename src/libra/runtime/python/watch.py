@@ -39,7 +39,22 @@ from itertools import islice
 from typing import Any
 
 #: immutable values that may sit inside a watched attribute (nothing in them can be written)
-_LEAVES = (str, bytes, int, float, complex, bool, type(None), range, _dt.date, _dt.time, _dt.timedelta, _dt.tzinfo, decimal.Decimal, enum.Enum)
+_LEAVES = (
+    str,
+    bytes,
+    int,
+    float,
+    complex,
+    bool,
+    type(None),
+    range,
+    _dt.date,
+    _dt.time,
+    _dt.timedelta,
+    _dt.tzinfo,
+    decimal.Decimal,
+    enum.Enum,
+)
 
 #: containers written since the last :func:`drain` (each appears once: its ``_dirty`` flag is set on the first write)
 _JOURNAL: list[Any] = []
@@ -285,9 +300,14 @@ def signatures(container: Any, chunk: int, which: Any = None) -> list[int]:
         return [hash(tuple(map(id, container[lo : lo + chunk]))) for lo in starts]
     if which is None:
         keys, values = list(dict.keys(container)), list(dict.values(container))
-        return [hash((tuple(map(id, keys[lo : lo + chunk])), tuple(map(id, values[lo : lo + chunk])))) for lo in range(0, n, chunk)]
+        return [
+            hash((tuple(map(id, keys[lo : lo + chunk])), tuple(map(id, values[lo : lo + chunk]))))
+            for lo in range(0, n, chunk)
+        ]
     out = []
-    for lo in [i * chunk for i in which if i * chunk < n]:  # a few chunks: skip to each (C-speed) instead of listing all
+    for lo in [
+        i * chunk for i in which if i * chunk < n
+    ]:  # a few chunks: skip to each (C-speed) instead of listing all
         items = list(islice(dict.items(container), lo, lo + chunk))
         out.append(hash((tuple(id(k) for k, _ in items), tuple(id(v) for _, v in items))))
     return out

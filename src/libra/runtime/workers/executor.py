@@ -343,7 +343,9 @@ class Executor:
         channel.info = self.transport.ready(channel, self.start_timeout_s)
         self.worker_info = channel.info
         own = channel.pid is None or channel.pid == os.getpid()  # in-process workers are the caller itself
-        return _Slot(channel, _Store(self.cache_size, self.cache_bytes), ready_mb=None if own else resident_mb(channel.pid))
+        return _Slot(
+            channel, _Store(self.cache_size, self.cache_bytes), ready_mb=None if own else resident_mb(channel.pid)
+        )
 
     def _replace(self, index: int) -> None:
         self._slots[index].channel.kill()
@@ -360,7 +362,8 @@ class Executor:
         every call the same: a call is a function of the state it is given, and workers keep nothing a call
         depends on. Replacing the worker between calls bounds that growth at the cost of a start-up (and of the
         parts it held, which are shipped again as needed, and of the caches it had warmed), as web servers recycle
-        workers after some requests or some memory. Only workers whose memory this machine can read are recycled (not an in-process worker, not
+        workers after some requests or some memory. Only workers whose memory this machine can read are recycled (not an
+        in-process worker, not
         a Ray actor on another node)."""
         slot = self._slots[index]
         if self.recycle_mb is None or slot.ready_mb is None or slot.busy is not None:
@@ -508,7 +511,12 @@ class Executor:
     # -- calls ------------------------------------------------------------------------------------------
     def _check_call(self, state: Any, tool: str, args: Any) -> None:
         if tool not in self.catalog:
-            raise UnknownToolError(f"unknown tool {tool!r}: runtime {self.catalog.name!r} has no such tool (names are like {self.catalog.names[0]!r})")
+            raise UnknownToolError(
+                (
+                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has no such tool (names are like "
+                    f"{self.catalog.names[0]!r})"
+                )
+            )
         if not isinstance(args, Mapping):
             raise ToolRuntimeError(f"arguments of {tool!r} must be a JSON object (dict), got {type(args).__name__}")
         if self.transport.split_states_only:
@@ -661,7 +669,12 @@ class CallStream:
             pass  # a dead worker: its channel reports it below and the call is charged to the crash
         except Exception as exc:  # noqa: BLE001 - unpicklable arguments or state
             slot.busy = None
-            raise ToolRuntimeError(f"cannot send a call of {tool!r} to a {ex.transport.noun} ({type(exc).__name__}: {exc}): arguments must be JSON data") from None
+            raise ToolRuntimeError(
+                (
+                    f"cannot send a call of {tool!r} to a {ex.transport.noun} ({type(exc).__name__}: {exc}): "
+                    "arguments must be JSON data"
+                )
+            ) from None
         self.busy[slot.channel] = si
 
     def _dispatch(self) -> None:
@@ -688,7 +701,11 @@ class CallStream:
         assert slot.busy is not None
         ci = slot.busy[1]
         self.busy.pop(slot.channel, None)
-        duration = self._elapsed_ms(ci) if ex.transport.times_calls else (ex.timeout_s if text.startswith("timeout") else 0.0) * 1000.0
+        duration = (
+            self._elapsed_ms(ci)
+            if ex.transport.times_calls
+            else (ex.timeout_s if text.startswith("timeout") else 0.0) * 1000.0
+        )
         self._done(ci, InvocationRecord("error", None, {}, text, duration), self.calls[ci][0])
         ex._replace(si)
 
@@ -730,7 +747,12 @@ class CallStream:
                 grown.append(si)
             state = self.calls[ci][0]
             if msg[0] == "raise":
-                self._done(ci, InvocationRecord("error", None, {}, msg[2], self._elapsed_ms(ci) if timed else 0.0), state, msg[2])
+                self._done(
+                    ci,
+                    InvocationRecord("error", None, {}, msg[2], self._elapsed_ms(ci) if timed else 0.0),
+                    state,
+                    msg[2],
+                )
                 continue
             record, wire = msg[2], msg[3]
             if timed:
@@ -793,7 +815,9 @@ class InProcessTransport(Transport):
 
     noun = "in-process worker"
 
-    def __init__(self, factory: RuntimeFactory, cache_size: int = 4096, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
+    def __init__(
+        self, factory: RuntimeFactory, cache_size: int = 4096, cache_bytes: int | None = DEFAULT_CACHE_BYTES
+    ) -> None:
         self.factory = factory
         self.cache_size = cache_size
         self.cache_bytes = cache_bytes
@@ -808,7 +832,12 @@ class InProcessTransport(Transport):
         if channel.server is None:
             raise ToolRuntimeError(f"the runtime factory failed: {error_text(channel.error or RuntimeError())}")
         runtime = channel.server.runtime
-        return {"catalog": runtime.catalog, "trusted": bool(getattr(runtime, "trusted", False)), "pid": channel.pid, "network_isolation": sandbox.ALLOWED}
+        return {
+            "catalog": runtime.catalog,
+            "trusted": bool(getattr(runtime, "trusted", False)),
+            "pid": channel.pid,
+            "network_isolation": sandbox.ALLOWED,
+        }
 
     def wait(self, channels: list[Channel], timeout_s: float) -> list[Channel]:
         return [c for c in channels if c.poll(0.0)]

@@ -180,7 +180,8 @@ class _Walk:
                     str(v)
                 except ValueError:
                     raise _Refused(
-                        f"output holds an integer of about {int(bits * 0.30103) + 1:,} digits at {{path}}, more than the "
+                        f"output holds an integer of about {int(bits * 0.30103) + 1:,} digits at {{path}}, "
+                        "more than the "
                         f"{_int_digits_limit():,} Python converts to text"
                     ) from None
             self.spend(int(bits * 0.30103) + 2)
@@ -225,7 +226,9 @@ class _Walk:
                 return self.conv(scalar, depth + 1)
         attrs = getattr(v, "__dict__", None)
         if isinstance(attrs, dict):
-            return self.mapping(v, ((k, x) for k, x in attrs.items() if not (isinstance(k, str) and k.startswith("_"))), depth)
+            return self.mapping(
+                v, ((k, x) for k, x in attrs.items() if not (isinstance(k, str) and k.startswith("_"))), depth
+            )
         return self.conv(repr(v), depth)
 
     def mapping(self, owner: Any, items: Any, depth: int) -> dict[str, Any]:
@@ -328,7 +331,9 @@ def to_jsonable(value: Any, limit: int | None = None) -> Any:
         raise UnserializableOutput("output nests too deeply to convert") from None
 
 
-def bound_record(output: Any, state_changes: Any, error: str | None, limit: int) -> tuple[Any, Any, str | None, str | None]:
+def bound_record(
+    output: Any, state_changes: Any, error: str | None, limit: int
+) -> tuple[Any, Any, str | None, str | None]:
     """(output, state_changes, error, problem): the three parts of a record as JSON data within ``limit`` bytes
     together, or ``problem`` saying why they cannot be (then the record must become an ``error`` record)."""
     if error is not None:
@@ -458,7 +463,14 @@ class CallGuard:
     processes); leave it off where those descriptors are already private (a remote server's log).
     """
 
-    def __init__(self, exempt_modules: Sequence[str] = (), *, scratch: bool = True, capture_fds: bool = True, text_limit: int = MAX_TEXT_CHARS) -> None:
+    def __init__(
+        self,
+        exempt_modules: Sequence[str] = (),
+        *,
+        scratch: bool = True,
+        capture_fds: bool = True,
+        text_limit: int = MAX_TEXT_CHARS,
+    ) -> None:
         self.exempt = set(exempt_modules)
         self.text_limit = text_limit
         self.root: str | None = None
@@ -518,7 +530,11 @@ class CallGuard:
         env, env_before, path_before, sys.stdout, sys.stderr = self._before
         restored = self._restore(journal or {})
         if (env if env is not None else dict(os.environ)) != env_before:
-            restored.append(_restore_environ(env_before if env is None else {os.fsdecode(k): os.fsdecode(v) for k, v in env_before.items()}))
+            restored.append(
+                _restore_environ(
+                    env_before if env is None else {os.fsdecode(k): os.fsdecode(v) for k, v in env_before.items()}
+                )
+            )
         if sys.path != path_before:
             sys.path[:] = path_before
             restored.append("sys.path")
@@ -598,7 +614,8 @@ class CallGuard:
         return text + (f"... [{size - len(data):,} more bytes cut]" if size > len(data) else "")
 
     def close(self) -> None:
-        """Remove the scratch directory (the next guard's sweep removes it if this process dies first) and stop watching."""
+        """Remove the scratch directory (the next guard's sweep removes it if this process dies first) and stop
+        watching."""
         if self.root is not None:
             shutil.rmtree(self.root, ignore_errors=True)
             os.close(self._lock)
@@ -663,7 +680,9 @@ class GuardedRuntime:
 
     def invoke(self, state: Any, tool: str, args: Any = None) -> tuple[Any, Any]:
         (record, new), report = guarded(self.guard, self.max_record_bytes, self._invoke, state, tool, args)
-        output, changes, error, problem = bound_record(record.output, record.state_changes, record.error, self.max_record_bytes)
+        output, changes, error, problem = bound_record(
+            record.output, record.state_changes, record.error, self.max_record_bytes
+        )
         if problem is not None:
             record.status, record.output, record.state_changes, record.error, new = "error", None, {}, problem, state
         else:
@@ -679,13 +698,17 @@ class GuardedRuntime:
             self.guard.close()
 
 
-def invoke_backend(guard: CallGuard, backend: Any, parts: Any, tool: str, args: Any, max_record_bytes: int) -> dict[str, Any]:
+def invoke_backend(
+    guard: CallGuard, backend: Any, parts: Any, tool: str, args: Any, max_record_bytes: int
+) -> dict[str, Any]:
     """A remote server's backend call (:mod:`libra.runtime.workers.remote_server`) under ``guard``: its result dict with
     output, state changes and error bounded, and ``diagnostics`` added. An oversized or unconvertible result
     becomes an ``error`` result without ``parts``, so the server keeps the state it was given."""
     result, diagnostics = guarded(guard, max_record_bytes, backend.invoke, parts, tool, args)
     result = dict(result)
-    output, changes, error, problem = bound_record(result.get("output"), result.get("state_changes") or {}, result.get("error"), max_record_bytes)
+    output, changes, error, problem = bound_record(
+        result.get("output"), result.get("state_changes") or {}, result.get("error"), max_record_bytes
+    )
     if problem is not None:
         result = {"status": "error", "output": None, "state_changes": {}, "error": problem}
     else:

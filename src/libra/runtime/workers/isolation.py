@@ -36,7 +36,16 @@ from libra.runtime.workers import sandbox
 from libra.runtime.base import InvocationRecord, State, ToolRuntimeError
 from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
 from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
-from libra.runtime.workers.executor import DEFAULT_RECYCLE_MB, Call, CallStream, Channel, Executor, Transport, WorkerLost, _signal_name
+from libra.runtime.workers.executor import (
+    DEFAULT_RECYCLE_MB,
+    Call,
+    CallStream,
+    Channel,
+    Executor,
+    Transport,
+    WorkerLost,
+    _signal_name,
+)
 from libra.runtime.workers.sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from libra.runtime.workers.worker import RuntimeFactory, _Store
 from libra.runtime.workers.worker import is_split as _split
@@ -104,11 +113,22 @@ class ProcessTransport(Transport):
 
     remotable = True  # plain settings and a picklable factory: its workers can be started anywhere
 
-    def __init__(self, runtime_factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, context: str = "forkserver", max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, cache_bytes: int | None = DEFAULT_CACHE_BYTES) -> None:
+    def __init__(
+        self,
+        runtime_factory: RuntimeFactory,
+        memory_mb: float | None,
+        allow_network: bool,
+        cache_size: int,
+        context: str = "forkserver",
+        max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+        cache_bytes: int | None = DEFAULT_CACHE_BYTES,
+    ) -> None:
         try:
             self._ctx = mp.get_context(context)
         except ValueError:
-            raise ToolRuntimeError(f"unknown multiprocessing context {context!r}: use forkserver, spawn or fork") from None
+            raise ToolRuntimeError(
+                f"unknown multiprocessing context {context!r}: use forkserver, spawn or fork"
+            ) from None
         if context != "fork":
             try:
                 pickle.dumps(runtime_factory)
@@ -128,7 +148,15 @@ class ProcessTransport(Transport):
         parent, child = self._ctx.Pipe(duplex=True)
         proc = self._ctx.Process(
             target=_worker_main,
-            args=(child, self.runtime_factory, self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes, self.cache_bytes),
+            args=(
+                child,
+                self.runtime_factory,
+                self.memory_mb,
+                self.allow_network,
+                self.cache_size,
+                self.max_record_bytes,
+                self.cache_bytes,
+            ),
             daemon=True,
             name="libra-tool-worker",
         )
@@ -146,14 +174,18 @@ class ProcessTransport(Transport):
         assert isinstance(channel, _ProcessChannel)
         if not channel.poll(timeout_s):
             channel.kill()
-            raise ToolRuntimeError(f"a tool worker did not start within {timeout_s:.0f}s: check that the runtime factory is quick to build")
+            raise ToolRuntimeError(
+                f"a tool worker did not start within {timeout_s:.0f}s: check that the runtime factory is quick to build"
+            )
         try:
             msg = channel.conn.recv()
         except (EOFError, OSError):
             channel.process.join(timeout=5)
             status = _signal_name(channel.process.exitcode)
             channel.kill()
-            raise ToolRuntimeError(f"a tool worker died while starting ({status}): build the runtime in-process to see why") from None
+            raise ToolRuntimeError(
+                f"a tool worker died while starting ({status}): build the runtime in-process to see why"
+            ) from None
         if msg[0] != "ready":
             channel.kill()
             raise ToolRuntimeError(f"the runtime factory failed in a worker: {msg[1]}")
@@ -165,10 +197,12 @@ class WorkerPool(Executor):
 
     ``timeout_s`` bounds each call; ``memory_mb`` is the address space a worker may add after start-up;
     ``cache_size`` is the number of state parts each worker keeps and ``cache_bytes`` (None: no bound) the bytes of
-    them (:data:`~libra.runtime.workers.lru.DEFAULT_CACHE_BYTES`; a part evicted is sent again when needed). ``context`` is a multiprocessing start method
+    them (:data:`~libra.runtime.workers.lru.DEFAULT_CACHE_BYTES`; a part evicted is sent again when needed). ``context``
+    is a multiprocessing start method
     (``forkserver``, ``spawn`` or ``fork``). ``allow_network`` leaves the workers on the network.
     ``max_record_bytes`` caps a record's JSON size in the worker (a larger one becomes an ``error`` record; see
-    :mod:`libra.runtime.workers.guard`). A worker whose resident memory grew by more than ``recycle_mb`` since it started
+    :mod:`libra.runtime.workers.guard`). A worker whose resident memory grew by more than ``recycle_mb`` since it
+    started
     is replaced between two calls (None: never; see :meth:`~libra.runtime.workers.executor.Executor._recycle_if_grown`).
     """
 
@@ -191,12 +225,22 @@ class WorkerPool(Executor):
         if max_record_bytes < 1:
             raise ToolRuntimeError(f"max_record_bytes must be >= 1, got {max_record_bytes}")
         self.max_record_bytes = int(max_record_bytes)
-        transport = ProcessTransport(runtime_factory, memory_mb, allow_network, cache_size, context, self.max_record_bytes, cache_bytes)
+        transport = ProcessTransport(
+            runtime_factory, memory_mb, allow_network, cache_size, context, self.max_record_bytes, cache_bytes
+        )
         self.runtime_factory = runtime_factory
         self.n_workers = n_workers
         self.memory_mb = memory_mb
         self.allow_network = allow_network
-        super().__init__(transport, n_workers, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, recycle_mb=recycle_mb)
+        super().__init__(
+            transport,
+            n_workers,
+            timeout_s,
+            cache_size=cache_size,
+            cache_bytes=cache_bytes,
+            start_timeout_s=start_timeout_s,
+            recycle_mb=recycle_mb,
+        )
         self.inner_trusted = bool(self.worker_info.get("trusted", False))
 
     def _closed_text(self) -> str:

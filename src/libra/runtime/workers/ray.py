@@ -73,7 +73,9 @@ class ExecutorSpec:
                 raise ValueError(f"local takes no address; got {text!r}")
             return cls()
         if ":" in text and not address.strip():
-            raise ValueError(f"ray: needs an address after the colon (e.g. ray:10.0.0.5:6379), or plain ray; got {text!r}")
+            raise ValueError(
+                f"ray: needs an address after the colon (e.g. ray:10.0.0.5:6379), or plain ray; got {text!r}"
+            )
         if not ray_available():
             raise ConfigError(RAY_MISSING)
         return cls("ray", address.strip() or None)
@@ -228,7 +230,10 @@ class RayTransport(Transport):
         self.stop_grace_s = inner.stop_grace_s
 
     def start(self) -> Channel:
-        return _RayChannel(_actor_class().options(scheduling_strategy="SPREAD").remote(self.inner, self.start_timeout_s), self.stop_grace_s)
+        return _RayChannel(
+            _actor_class().options(scheduling_strategy="SPREAD").remote(self.inner, self.start_timeout_s),
+            self.stop_grace_s,
+        )
 
     def ready(self, channel: Channel, timeout_s: float) -> dict[str, Any]:
         import ray
@@ -238,10 +243,17 @@ class RayTransport(Transport):
             status, detail = ray.get(channel.started, timeout=max(timeout_s, self.start_timeout_s))
         except ray.exceptions.GetTimeoutError:
             channel.kill()
-            raise ToolRuntimeError(f"a Ray actor did not start within {max(timeout_s, self.start_timeout_s):.0f}s: does the cluster have a free CPU per worker?") from None
+            raise ToolRuntimeError(
+                (
+                    f"a Ray actor did not start within {max(timeout_s, self.start_timeout_s):.0f}s: does the "
+                    "cluster have a free CPU per worker?"
+                )
+            ) from None
         except ray.exceptions.RayError as exc:
             channel.kill()
-            raise ToolRuntimeError(f"a Ray actor failed to start ({type(exc).__name__}): is libra-tools installed on every node?") from None
+            raise ToolRuntimeError(
+                f"a Ray actor failed to start ({type(exc).__name__}): is libra-tools installed on every node?"
+            ) from None
         if status != "ready":
             channel.kill()
             raise ToolRuntimeError(f"on Ray: {detail}")
@@ -262,7 +274,8 @@ class RayTransport(Transport):
 
 
 def ray_wrapper(start_timeout_s: float = 300.0) -> Any:
-    """The wrapper :func:`~libra.runtime.workers.executor.transports_wrapped` takes to put remotable transports on Ray."""
+    """The wrapper :func:`~libra.runtime.workers.executor.transports_wrapped` takes to put remotable transports on
+    Ray."""
     return lambda inner: RayTransport(inner, start_timeout_s)
 
 
@@ -289,7 +302,12 @@ def ray_session(address: str | None, num_cpus: int | None) -> Iterator[None]:
     if ray.is_initialized():
         yield
         return
-    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR, "configure_logging": True}
+    quiet = {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "logging_level": logging.ERROR,
+        "configure_logging": True,
+    }
     try:
         if address is None:
             ray.init(address="local", num_cpus=num_cpus, _node_ip_address="127.0.0.1", **quiet)
@@ -298,11 +316,26 @@ def ray_session(address: str | None, num_cpus: int | None) -> Iterator[None]:
             ray.init(address=address, **quiet)
     except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; one line says what failed
         where = f"the Ray cluster at {address}" if address else "a local Ray"
-        raise ConfigError(f"cannot start or reach {where}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}") from None
+        raise ConfigError(
+            (
+                f"cannot start or reach {where}: {type(exc).__name__}: "
+                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            )
+        ) from None
     try:
         yield
     finally:
         ray.shutdown()
 
 
-__all__ = ["EXECUTORS", "RAY_MISSING", "ExecutorSpec", "RayTransport", "cluster_cpus", "on_ray", "ray_available", "ray_session", "ray_wrapper"]
+__all__ = [
+    "EXECUTORS",
+    "RAY_MISSING",
+    "ExecutorSpec",
+    "RayTransport",
+    "cluster_cpus",
+    "on_ray",
+    "ray_available",
+    "ray_session",
+    "ray_wrapper",
+]

@@ -45,7 +45,15 @@ from libra.runtime.base import (
 )
 from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
 from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
-from libra.runtime.workers.executor import DEFAULT_RECYCLE_MB, Call, Channel, Executor, Transport, WorkerLost, _signal_name
+from libra.runtime.workers.executor import (
+    DEFAULT_RECYCLE_MB,
+    Call,
+    Channel,
+    Executor,
+    Transport,
+    WorkerLost,
+    _signal_name,
+)
 
 __all__ = ["PIPE_BYTES", "PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime", "widen_pipe"]
 
@@ -109,7 +117,8 @@ def _wire(items: Any) -> tuple[str, bool, Any]:
 class _ServerChannel(Channel):
     """A server process of the foreign interpreter, spoken to in the framed-pickle protocol of remote_server.py.
 
-    It translates the executor's requests and replies (see :mod:`libra.runtime.workers.worker`) to and from that protocol.
+    It translates the executor's requests and replies (see :mod:`libra.runtime.workers.worker`) to and from that
+    protocol.
     """
 
     def __init__(self, proc: subprocess.Popen, log: Path, catalog_name: str) -> None:
@@ -166,7 +175,14 @@ class _ServerChannel(Channel):
         kind = msg[0]
         if kind == "done":
             rec, items = msg[2], msg[3]
-            record = InvocationRecord(rec["status"], rec.get("output"), rec.get("state_changes") or {}, rec.get("error"), 0.0, rec.get("diagnostics") or {})
+            record = InvocationRecord(
+                rec["status"],
+                rec.get("output"),
+                rec.get("state_changes") or {},
+                rec.get("error"),
+                0.0,
+                rec.get("diagnostics") or {},
+            )
             return ("done", msg[1], record, None if items is None else _wire(items))
         if kind == "state":
             return ("state", msg[1], _wire(msg[2]))
@@ -213,7 +229,8 @@ class _ServerChannel(Channel):
 
 @dataclass
 class InterpreterTransport(Transport):
-    """Sandboxed servers of another Python interpreter running :mod:`libra.runtime.workers.remote_server` with a backend.
+    """Sandboxed servers of another Python interpreter running :mod:`libra.runtime.workers.remote_server` with a
+    backend.
 
     The options are :class:`RemoteRuntime`'s. Servers do not time calls, so the executor does; they only take
     states made of parts.
@@ -257,13 +274,25 @@ class InterpreterTransport(Transport):
                     bufsize=0,
                 )
         except OSError as exc:
-            raise ToolRuntimeError(f"cannot start {self.python!r} ({exc.strerror}): check the foreign environment") from None
+            raise ToolRuntimeError(
+                f"cannot start {self.python!r} ({exc.strerror}): check the foreign environment"
+            ) from None
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 widen_pipe(stream.fileno())
         channel = _ServerChannel(proc, Path(log), self.name)
         try:
-            channel.write_frame(("init", dict(self.options), self.memory_mb, self.allow_network, self.cache_size, self.max_record_bytes, self.cache_bytes))
+            channel.write_frame(
+                (
+                    "init",
+                    dict(self.options),
+                    self.memory_mb,
+                    self.allow_network,
+                    self.cache_size,
+                    self.max_record_bytes,
+                    self.cache_bytes,
+                )
+            )
         except OSError:
             pass  # it died at once: reported by ready()
         return channel
@@ -273,14 +302,21 @@ class InterpreterTransport(Transport):
         if not channel.poll(timeout_s):
             tail = channel.log_tail()
             channel.kill()
-            raise ToolRuntimeError(f"a {self.name} server did not start within {timeout_s:.0f}s{': ' + tail if tail else ''}")
+            raise ToolRuntimeError(
+                f"a {self.name} server did not start within {timeout_s:.0f}s{': ' + tail if tail else ''}"
+            )
         try:
             msg = channel.read_frame()
         except (EOFError, OSError, pickle.UnpicklingError):
             channel.proc.wait(timeout=5)
             tail = channel.log_tail()
             channel.kill()
-            raise ToolRuntimeError(f"a {self.name} server died while starting ({_signal_name(channel.proc.returncode)}){': ' + tail if tail else ''}") from None
+            raise ToolRuntimeError(
+                (
+                    f"a {self.name} server died while starting "
+                    f"({_signal_name(channel.proc.returncode)}){': ' + tail if tail else ''}"
+                )
+            ) from None
         if msg[0] != "ready":
             channel.kill()
             raise ToolRuntimeError(f"the {self.name} backend failed to start: {msg[1]}")
@@ -325,7 +361,9 @@ class RemoteRuntime(Executor):
         self.check_sizes(n, timeout_s, "n_servers")
         python = str(python_executable)
         if not (os.path.isfile(python) and os.access(python, os.X_OK)):
-            raise ToolRuntimeError(f"the foreign interpreter {python!r} does not exist or is not executable: set up its environment first")
+            raise ToolRuntimeError(
+                f"the foreign interpreter {python!r} does not exist or is not executable: set up its environment first"
+            )
         self.python = python
         self.server_spec = str(server)
         self.options = dict(options or {})
@@ -336,8 +374,30 @@ class RemoteRuntime(Executor):
         self.cwd = str(cwd) if cwd is not None else None
         self.isolated = isolated
         self.name = name
-        transport = InterpreterTransport(python, self.server_spec, self.options, memory_mb, allow_network, cache_size, self.env, self.cwd, isolated, name, int(max_record_bytes), cache_bytes)
-        super().__init__(transport, n, timeout_s, cache_size=cache_size, cache_bytes=cache_bytes, start_timeout_s=start_timeout_s, catalog=catalog, recycle_mb=recycle_mb)
+        transport = InterpreterTransport(
+            python,
+            self.server_spec,
+            self.options,
+            memory_mb,
+            allow_network,
+            cache_size,
+            self.env,
+            self.cwd,
+            isolated,
+            name,
+            int(max_record_bytes),
+            cache_bytes,
+        )
+        super().__init__(
+            transport,
+            n,
+            timeout_s,
+            cache_size=cache_size,
+            cache_bytes=cache_bytes,
+            start_timeout_s=start_timeout_s,
+            catalog=catalog,
+            recycle_mb=recycle_mb,
+        )
 
     @property
     def server_info(self) -> dict[str, Any]:

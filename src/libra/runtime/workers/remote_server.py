@@ -36,7 +36,8 @@ misbehaving tool cannot make the caller run code. Requests::
 keeps a bounded LRU of parts (``lru.py``, loaded by path: ``cache_size`` parts and ``cache_bytes`` bytes of them);
 the client mirrors it and sends only keys for those, and the server answers "miss" when it does not hold one. The
 mirror stays exact because both sides store every part of a message, in its order, weighed the same way (see
-:mod:`libra.runtime.workers.worker`). Isolation is set up here, in the child, by ``sandbox.py`` (next to this file, loaded by
+:mod:`libra.runtime.workers.worker`). Isolation is set up here, in the child, by ``sandbox.py`` (next to this file,
+loaded by
 path): its own network namespace and the ``socket`` patch unless network is allowed, its own session with every
 process a call starts killed when the call ends, and the address space capped with ``RLIMIT_AS`` at its size
 after start-up + memory_mb. The ready message says which network isolation the OS granted.
@@ -134,7 +135,8 @@ limit_memory = SANDBOX.limit_memory
 # backend loading
 # ---------------------------------------------------------------------------------------------------------------
 def load_factory(spec: str) -> Any:
-    """``path/to/file.py[:factory]`` (loaded by path) or ``package.module[:factory]``; factory defaults to make_backend."""
+    """``path/to/file.py[:factory]`` (loaded by path) or ``package.module[:factory]``; factory defaults to
+    make_backend."""
     target, sep, attr = spec.rpartition(":")
     if not sep or "/" in attr or attr.endswith(".py"):
         target, attr = spec, "make_backend"
@@ -232,7 +234,9 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
         HEAP.freeze_loaded()  # before the cap: the backend's imports and objects are never walked again
         limit_memory(memory_mb)
         SANDBOX.keep_children()
-        write_frame(out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0], "network_isolation": isolation}))
+        write_frame(
+            out, ("ready", {"pid": os.getpid(), "python": sys.version.split()[0], "network_isolation": isolation})
+        )
     except BaseException as exc:  # noqa: BLE001 - report why the backend cannot be built, then exit
         traceback.print_exc(file=sys.stderr)
         write_frame(out, ("failed", error_text(exc)))
@@ -253,12 +257,17 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
             if kind == "call":
                 _, _, items, tool, args = msg
                 given = {key: data for _, key, data in items if data is not None}
-                missing = [key for _, key, data in items if data is None and key not in given and key not in store.items]
+                missing = [
+                    key for _, key, data in items if data is None and key not in given and key not in store.items
+                ]
                 if missing:
                     write_frame(out, ("miss", req_id, missing))
                     continue
                 # every part is looked up before any is stored, so the bound cannot evict one still to be read
-                parts = [(name, key, data if data is not None else given[key] if key in given else store.items[key]) for name, key, data in items]
+                parts = [
+                    (name, key, data if data is not None else given[key] if key in given else store.items[key])
+                    for name, key, data in items
+                ]
                 for _, key, data in parts:
                     if not store.touch(key):  # as in _wire
                         store.put(key, data)
@@ -279,10 +288,21 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
                         }
                         new_parts = result.get("parts") or parts
                         reads = result.get("reads")
-                        if reads is not None and call is not None and not record["diagnostics"] and [(n, k) for n, k, _ in new_parts] == [(n, k) for n, k, _ in items]:
+                        if (
+                            reads is not None
+                            and call is not None
+                            and not record["diagnostics"]
+                            and [(n, k) for n, k, _ in new_parts] == [(n, k) for n, k, _ in items]
+                        ):
                             memo.add(call, reads, keys, record)
                 except MemoryError as exc:
-                    record = {"status": "error", "output": None, "error": error_text(exc) + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""), "state_changes": {}}
+                    record = {
+                        "status": "error",
+                        "output": None,
+                        "error": error_text(exc)
+                        + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""),
+                        "state_changes": {},
+                    }
                     new_parts = parts
                 except Exception as exc:  # noqa: BLE001 - a tool's exception is an error record
                     record = {"status": "error", "output": None, "error": error_text(exc), "state_changes": {}}
@@ -290,14 +310,18 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
                 SANDBOX.end_call()  # what the call started dies with it, before the client hears back
                 sent = {key for _, key, _ in items}
                 new_items = _wire(new_parts, store, sent)
-                same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [n for n, _, _ in items]
+                same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [
+                    n for n, _, _ in items
+                ]
                 write_frame(out, ("done", req_id, record, None if same else new_items))
             elif kind == "fresh":
                 write_frame(out, ("state", req_id, _wire(backend.fresh(), store, set())))
             elif kind == "load":
                 loader = getattr(backend, "load_state", None)
                 if loader is None:
-                    raise RuntimeError("this backend has no load_state(config): it cannot start from a task's configuration")
+                    raise RuntimeError(
+                        "this backend has no load_state(config): it cannot start from a task's configuration"
+                    )
                 write_frame(out, ("state", req_id, _wire(loader(msg[2]), store, set())))
             elif kind == "held":
                 write_frame(out, ("held", req_id, list(store.items)))

@@ -256,7 +256,11 @@ def kill_process_tree(pid: int, alive: bool = True) -> None:
         os.killpg(pid, signal.SIGKILL)
     except OSError:
         pass
-    _kill(p for p, (_ppid, pgrp, sid, state) in _process_table().items() if (sid == pid or pgrp == pid) and p != pid and state not in ("Z", "X"))
+    _kill(
+        p
+        for p, (_ppid, pgrp, sid, state) in _process_table().items()
+        if (sid == pid or pgrp == pid) and p != pid and state not in ("Z", "X")
+    )
 
 
 _PR_SET_PDEATHSIG = 1

@@ -57,7 +57,9 @@ _Store = PartStore
 class WorkerServer:
     """Answers executor requests over ``runtime``; ``memory_mb`` (the worker's cap, if any) is named in errors."""
 
-    def __init__(self, runtime: Runtime, cache_size: int, memory_mb: float | None = None, cache_bytes: int | None = None) -> None:
+    def __init__(
+        self, runtime: Runtime, cache_size: int, memory_mb: float | None = None, cache_bytes: int | None = None
+    ) -> None:
         self.runtime = runtime
         self.memory_mb = memory_mb
         self.store = _Store(cache_size, cache_bytes)
@@ -87,7 +89,9 @@ class WorkerServer:
         missing = [key for _, key, data in items if data is None and key not in given and key not in store.items]
         if missing:
             return ("miss", req_id, missing)
-        datas = [data if data is not None else given[key] if key in given else store.items[key] for _, key, data in items]
+        datas = [
+            data if data is not None else given[key] if key in given else store.items[key] for _, key, data in items
+        ]
         for (_, key, _), data in zip(items, datas):
             store.put(key, data)
         if split:
@@ -112,7 +116,9 @@ class WorkerServer:
         loader = getattr(self.runtime, "load_state", None)
         if config is None or loader is None:
             if config:
-                raise ToolRuntimeError("this runtime has no load_state(config): it cannot start from a task's configuration")
+                raise ToolRuntimeError(
+                    "this runtime has no load_state(config): it cannot start from a task's configuration"
+                )
             state = self.runtime.fresh()
         else:
             state = loader(config)
@@ -142,7 +148,15 @@ def _error_text(exc: BaseException) -> str:
     return error_text(exc)
 
 
-def worker_main(conn: Connection, factory: RuntimeFactory, memory_mb: float | None, allow_network: bool, cache_size: int, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, cache_bytes: int | None = None) -> None:
+def worker_main(
+    conn: Connection,
+    factory: RuntimeFactory,
+    memory_mb: float | None,
+    allow_network: bool,
+    cache_size: int,
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    cache_bytes: int | None = None,
+) -> None:
     """Body of an isolated worker process: enter the sandbox, build the runtime, answer requests until closed."""
     # Ctrl-C reaches the whole foreground process group: the caller handles it (and closes the pool), so a worker
     # ignores it instead of dying mid-call with a traceback of its own. First thing, before any import.
