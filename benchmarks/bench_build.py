@@ -154,10 +154,8 @@ def main() -> None:
     )
     if peak:
         print(
-            (
-                f"  peak resident memory: caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} "
-                f"MB, total {peak['total']:.0f} MB"
-            )
+            f"  peak resident memory: caller {peak['caller']:.0f} MB, largest worker {peak['worker']:.0f} "
+            f"MB, total {peak['total']:.0f} MB"
         )
     for f in found:
         print(f"  {'ok ' if f['ok'] else 'MISSING'} {f['provider']} -> {f['consumer']} {f['found_kinds']}")

@@ -125,10 +125,8 @@ def main() -> None:
     name = f"build-cpu-{args.benchmark}" + (f"-{args.max_calls}" if args.max_calls else "")
     path = save(name, payload)
     print(
-        (
-            f"{args.benchmark}: {calls:,} calls, caller {cpu['caller_cpu_seconds']:.0f} s CPU, workers "
-            f"{cpu['worker_cpu_seconds']:.0f} s CPU, wall {cpu['process_wall_seconds']:.0f} s -> {path}"
-        )
+        f"{args.benchmark}: {calls:,} calls, caller {cpu['caller_cpu_seconds']:.0f} s CPU, workers "
+        f"{cpu['worker_cpu_seconds']:.0f} s CPU, wall {cpu['process_wall_seconds']:.0f} s -> {path}"
     )
 
 

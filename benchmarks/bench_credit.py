@@ -29,13 +29,13 @@ CREDITS = ("origin", "export")
 def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
     from libra.benchmarks.registry import get_benchmark
     from libra.eval.analysis import recovery_breakdown
+    from libra.eval.libraries import library_edges
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import run_method
     from libra.induction.build import BuildOptions, build_library
     from libra.induction.explore.engine import BuildConfig
     from libra.retrieval.dense import DenseRetriever
     from libra.retrieval.graph import PropagationGraph, propagation_scores
-    from libra.eval.libraries import library_edges
 
     bench = get_benchmark(name)
     catalog, tasks = bench.catalog(), bench.tasks()
@@ -66,8 +66,9 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
 
 
 def _suite_row(credit: str) -> dict:
-    from libra.induction.explore.engine import BuildConfig
     from tests import generalization as gen
+
+    from libra.induction.explore.engine import BuildConfig
 
     designed = found = hit = total = 0
     hits: list = []

@@ -13,12 +13,11 @@ import statistics
 import sys
 
 from _common import save
-
 from libra.benchmarks.registry import get_benchmark
+from libra.embeddings.embedders import MiniLMEmbedder, get_embedder
 from libra.eval.methods import EvalOptions
 from libra.eval.runner import run_method
 from libra.retrieval.documents import DOCUMENT_STYLES, tool_document
-from libra.embeddings.embedders import MiniLMEmbedder, get_embedder
 
 
 def main(benches: list[str]) -> None:

@@ -41,10 +41,8 @@ def main(argv: list[str]) -> None:
         else:
             warn = health.get("warning") or "ok"
         print(
-            (
-                f"{name:<10} {c['designed']:>8} {c['found']:>6} {c['excluded_hit']:>8} {c['relations_total']:>9} "
-                f"{c['build_s']:>8.2f}  {warn}"
-            )
+            f"{name:<10} {c['designed']:>8} {c['found']:>6} {c['excluded_hit']:>8} {c['relations_total']:>9} "
+            f"{c['build_s']:>8.2f}  {warn}"
         )
     print(f"wrote {path}")
 

@@ -34,8 +34,8 @@ def peak_mb() -> float:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    from libra.induction.build import BuildOptions, build_library
     from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
+    from libra.induction.build import BuildOptions, build_library
 
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument(
@@ -76,10 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     }
     path = save("hostile", result)
     print(
-        (
-            f"build of {len(lib.catalog)} tools finished in {build_s:.1f}s; {len(relations)} relations; "
-            f"{EXPECTED[0]} -> {EXPECTED[1]}: {'found' if found else 'MISSING'}"
-        )
+        f"build of {len(lib.catalog)} tools finished in {build_s:.1f}s; {len(relations)} relations; "
+        f"{EXPECTED[0]} -> {EXPECTED[1]}: {'found' if found else 'MISSING'}"
     )
     print(f"caller peak RSS {after:.0f} MB (before the build {before:.0f} MB; limit {LIMIT_MB} MB); wrote {path}")
     return 0 if found and after < LIMIT_MB else 1

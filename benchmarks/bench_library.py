@@ -18,11 +18,11 @@ import time
 
 from _common import save
 from libra.benchmarks.registry import get_benchmark
+from libra.eval.libraries import default_library_path, library_edges, obtain_library
 from libra.eval.methods import EvalOptions
 from libra.library.artifact import Library
 from libra.library.check import check_library
 from libra.retrieval.graph import PropagationGraph
-from libra.eval.libraries import default_library_path, library_edges, obtain_library
 
 
 def measure(name: str, repeat: int = 3) -> dict:

@@ -75,10 +75,8 @@ def main() -> None:
     }
     path = save(f"llm-{bench}", payload)
     print(
-        (
-            f"{bench}: first build {served_first} chat requests (limit {3 * tools}), second build "
-            f"{served_second}; same edges: {payload['same_edges']} -> {path}"
-        )
+        f"{bench}: first build {served_first} chat requests (limit {3 * tools}), second build "
+        f"{served_second}; same edges: {payload['same_edges']} -> {path}"
     )
 
 

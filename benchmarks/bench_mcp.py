@@ -29,10 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from _common import save
-
 from libra.induction.build import BuildOptions, build_library
-from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.client import pinned_environment
+from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.setup import npm_servers_bin, pypi_servers_bin
 from libra.sources.mcp import McpSource
 

@@ -23,10 +23,9 @@ def main() -> None:
     ap.add_argument("--max-calls", type=int, default=12000)
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
-    from synthetic_apps import SynthBenchmark
-
     from libra.induction.build import BuildOptions, build_library
     from libra.induction.explore.engine import BuildConfig
+    from synthetic_apps import SynthBenchmark
 
     with tempfile.TemporaryDirectory(prefix="libra-bench-memory-") as tmp:
         t0 = time.perf_counter()

@@ -72,8 +72,8 @@ def library_path(given: str | None) -> Path:
     if given:
         return Path(given)
     from libra.benchmarks.registry import get_benchmark
-    from libra.eval.methods import EvalOptions
     from libra.eval.libraries import default_library_path, obtain_library
+    from libra.eval.methods import EvalOptions
 
     bench = get_benchmark("appworld")
     catalog = bench.catalog()

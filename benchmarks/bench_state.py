@@ -27,10 +27,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from _common import save  # noqa: E402
-
-from libra.runtime.python.runtime import PythonRuntime  # noqa: E402
 from tests.state_toys import Warehouse  # noqa: E402
+
+from _common import save  # noqa: E402
+from libra.runtime.python.runtime import PythonRuntime  # noqa: E402
 
 
 def make_runtime(products: int) -> PythonRuntime:

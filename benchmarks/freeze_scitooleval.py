@@ -66,10 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     kinds = collections.Counter(r.split(":", 1)[0] for r in excluded.values())
     by_split = collections.Counter(t.split("-", 1)[0] for t in kept)
     print(
-        (
-            f"kept {len(kept)} of {len(tasks)} tasks ({dict(sorted(by_split.items()))}); excluded "
-            f"{len(excluded)}: {dict(kinds.most_common())}"
-        )
+        f"kept {len(kept)} of {len(tasks)} tasks ({dict(sorted(by_split.items()))}); excluded "
+        f"{len(excluded)}: {dict(kinds.most_common())}"
     )
     print(f"wrote {args.out}")
     return 0

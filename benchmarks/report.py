@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 from _common import RESULTS, ROOT
 
@@ -57,10 +56,8 @@ def main() -> None:
         for row in r["results"]:
             paper = (r.get("paper") or {}).get(row["method"]) or [None] * 3
             lines.append(
-                (
-                    f"| {row['method']} | {_f(row['precision'])} | {_f(row['recall'])} | {_f(row['ndcg'])} | "
-                    f"{_f(paper[0])} | {_f(paper[1])} | {_f(paper[2])} |"
-                )
+                f"| {row['method']} | {_f(row['precision'])} | {_f(row['recall'])} | {_f(row['ndcg'])} | "
+                f"{_f(paper[0])} | {_f(paper[1])} | {_f(paper[2])} |"
             )
         if "table3" in r:
             t3 = r["table3"]
@@ -176,10 +173,8 @@ def main() -> None:
         ]
         if paper:
             lines.append(
-                (
-                    f"| paper | {paper['tools']} | {paper['candidates']:,} | {paper['value_relations']} | "
-                    f"{paper['state_relations']} | {paper['wall']} | {paper['cpus']} |"
-                )
+                f"| paper | {paper['tools']} | {paper['candidates']:,} | {paper['value_relations']} | "
+                f"{paper['state_relations']} | {paper['wall']} | {paper['cpus']} |"
             )
         e = s.get("engine", {})
         lines += [
@@ -193,10 +188,8 @@ def main() -> None:
         ]
         if e.get("calls_from_checking"):
             lines.append(
-                (
-                    f"Of the executed invocations, {e['calls_from_checking']:,} were contract checking's calls, "
-                    "taken from the shared memo instead of run again."
-                )
+                f"Of the executed invocations, {e['calls_from_checking']:,} were contract checking's calls, "
+                "taken from the shared memo instead of run again."
             )
         spent = [(k, e[f"calls_{k}"]) for k in ("offers", "controls", "sweeps", "probes") if f"calls_{k}" in e]
         if spent:
@@ -211,10 +204,8 @@ def main() -> None:
         lines.append("")
         for f in b.get("expected_relations", []):
             lines.append(
-                (
-                    f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} "
-                    f"({', '.join(f['found_kinds']) or 'none'})"
-                )
+                f"- {'found' if f['ok'] else 'missing'}: {f['provider']} -> {f['consumer']} "
+                f"({', '.join(f['found_kinds']) or 'none'})"
             )
         lines.append("")
     credit = _load("credit")
@@ -262,10 +253,8 @@ def main() -> None:
         for name, r in gen["catalogs"].items():
             warning = ((r.get("health") or {}).get("warning") or "").replace("|", "/") or "–"
             lines.append(
-                (
-                    f"| {name} | {r['designed']} | {r['found']} | {r['excluded_hit']} | {r['relations_total']} | "
-                    f"{r['build_s']:.2f} | {warning} |"
-                )
+                f"| {name} | {r['designed']} | {r['found']} | {r['excluded_hit']} | {r['relations_total']} | "
+                f"{r['build_s']:.2f} | {warning} |"
             )
         lines.append("")
     libs = _load("library")
@@ -285,10 +274,8 @@ def main() -> None:
         for name, r in libs["benchmarks"].items():
             check = f"{r['check_seconds']:.2f}" if "check_seconds" in r else "–"
             lines.append(
-                (
-                    f"| {name} | {r['file_mb']} | {r['format_version']} | {r['relations']:,} | "
-                    f"{r['candidates']:,} | {r['load_seconds']:.2f} | {check} | {r['graph_seconds']:.3f} |"
-                )
+                f"| {name} | {r['file_mb']} | {r['format_version']} | {r['relations']:,} | "
+                f"{r['candidates']:,} | {r['load_seconds']:.2f} | {check} | {r['graph_seconds']:.3f} |"
             )
         lines.append("")
     ev = _load("eval")
@@ -365,10 +352,8 @@ def main() -> None:
         for name, row in lm["methods"].items():
             per = ["–" if row[k] is None else row[k] for k in ("calls_per_tool", "calls_per_task")]
             lines.append(
-                (
-                    f"| {name} | {row['http_requests']} | {per[0]} | {per[1]} | {row['wall_seconds']} | "
-                    f"{row['rerun_http_requests']} |"
-                )
+                f"| {name} | {row['http_requests']} | {per[0]} | {per[1]} | {row['wall_seconds']} | "
+                f"{row['rerun_http_requests']} |"
             )
         exp = lm["expected_calls"]
         lines += [
@@ -495,11 +480,9 @@ def main() -> None:
             r = prop.get(name) or {}
             if "added_ms" in r:
                 lines.append(
-                    (
-                        f"| {name} | {r['tools']:,} | {r['edges']:,} | {r['dense_ms']:.3f} | "
-                        f"{r['dense_plus_propagation_ms']:.3f} | {r['added_ms']:.3f} | <= {r['target_added_ms']} "
-                        "|"
-                    )
+                    f"| {name} | {r['tools']:,} | {r['edges']:,} | {r['dense_ms']:.3f} | "
+                    f"{r['dense_plus_propagation_ms']:.3f} | {r['added_ms']:.3f} | <= {r['target_added_ms']} "
+                    "|"
                 )
         lines.append("")
     if prop or ev:
@@ -546,10 +529,8 @@ def _ray_lines(r: dict) -> list[str]:
             )
             same = str(b["identical_relations"]) if ex == "ray" else ""
             out.append(
-                (
-                    f"| {name} | {ex} | {row['wall_s']:.1f} | {in_batches:.1f} | {row['executed_calls']:,} | "
-                    f"{row['calls_per_s_per_worker']:.1f} | {extra} | {same} |"
-                )
+                f"| {name} | {ex} | {row['wall_s']:.1f} | {in_batches:.1f} | {row['executed_calls']:,} | "
+                f"{row['calls_per_s_per_worker']:.1f} | {extra} | {same} |"
             )
     m = r.get("appworld_model")
     if m:

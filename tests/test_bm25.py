@@ -5,7 +5,6 @@ import re
 from collections import Counter
 
 import numpy as np
-import pytest
 
 from libra import Catalog, Tool
 from libra.retrieval.bm25 import BM25Retriever, tokenize

@@ -104,7 +104,7 @@ def test_proposer_marks_references_as_observations(runtime: PythonRuntime) -> No
 
 def test_contract_json_round_trip_and_schema(runtime: PythonRuntime, tmp_path) -> None:
     contracts = propose_contracts(runtime.catalog)
-    for name, c in contracts.items():
+    for c in contracts.values():
         d = c.to_dict()
         assert Contract.from_dict(json.loads(json.dumps(d))).to_dict() == d
     assert contract_schema()["$schema"].endswith("2020-12/schema")

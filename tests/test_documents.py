@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 
 from libra.catalog import Catalog, Tool
+from libra.embeddings.embedders import get_embedder
 from libra.errors import ConfigError
 from libra.retrieval.dense import DenseRetriever
 from libra.retrieval.documents import text_document, tool_document
-from libra.embeddings.embedders import get_embedder
 
 from .test_cli import run
 

@@ -5,8 +5,8 @@ import sys
 import numpy as np
 import pytest
 
-from libra.errors import ConfigError
 from libra.embeddings.embedders import HashEmbedder, embed_cached, get_embedder
+from libra.errors import ConfigError
 
 
 def test_minilm_is_semantic_and_normalised():

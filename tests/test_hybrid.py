@@ -7,10 +7,10 @@ import pytest
 
 from libra import Catalog, Tool
 from libra.eval.methods import available_methods
+from libra.retrieval.base import ranks
 from libra.retrieval.bm25 import BM25Retriever
 from libra.retrieval.dense import DenseRetriever
 from libra.retrieval.graph import Edge, GraphRetriever
-from libra.retrieval.base import ranks
 from libra.retrieval.hybrid import HybridRetriever
 
 from .conftest import needs_bfcl

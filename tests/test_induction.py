@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -12,10 +11,10 @@ from typing import Annotated
 
 import pytest
 
+from libra.errors import LibraryFormatError
 from libra.induction.build import BuildOptions, build_library
 from libra.induction.explore.engine import BuildConfig
 from libra.library.artifact import Candidate, Library
-from libra.errors import LibraryFormatError
 
 from .conftest import needs_bfcl
 from .induction_toys import (

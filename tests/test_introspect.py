@@ -11,11 +11,10 @@ import enum
 import uuid
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Annotated, Literal, Optional, TypedDict
+from typing import Annotated, Literal, NotRequired, Optional, TypedDict
 
 import pytest
 from pydantic import BaseModel
-from typing_extensions import NotRequired
 
 from libra.catalog import Catalog, Tool
 from libra.contracts.offline.proposer import propose

@@ -166,8 +166,8 @@ def _blocked_on_a_lock(pid: int) -> bool:
 
 
 def test_a_second_build_of_a_cached_library_waits_and_reuses_it(tmp_path, monkeypatch):
-    from libra.induction.build import BuildOptions, build_library
     from libra.eval.libraries import default_library_path
+    from libra.induction.build import BuildOptions, build_library
 
     from .induction_toys import ShopBenchmark
 

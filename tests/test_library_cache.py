@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from libra.eval.methods import EvalOptions
-from libra.induction.build import BuildOptions, library_key
-from libra.induction.explore.engine import BuildConfig
 from libra.eval.libraries import (
     cached_library,
     default_library_path,
     obtain_library,
 )
+from libra.eval.methods import EvalOptions
+from libra.induction.build import BuildOptions, library_key
+from libra.induction.explore.engine import BuildConfig
 
 from .induction_toys import ShopBenchmark
 
@@ -77,8 +77,13 @@ def test_key_covers_proposer_model_and_budgets_but_not_secrets(cache):
     from libra.contracts.llm.proposer import LLMConfig, LLMProposer
 
     bench = ShopBenchmark()
-    key = lambda **kw: library_key(bench, BuildOptions(embedder="hash", **kw))
-    llm = lambda **kw: LLMProposer(LLMConfig(base_url="http://127.0.0.1:9/v1", model=kw.pop("model", "m1"), **kw))
+
+    def key(**kw):
+        return library_key(bench, BuildOptions(embedder="hash", **kw))
+
+    def llm(**kw):
+        return LLMProposer(LLMConfig(base_url="http://127.0.0.1:9/v1", model=kw.pop("model", "m1"), **kw))
+
     assert key() == key(proposer="offline")
     assert key() != key(config=BuildConfig(max_calls=50)) != key(config=BuildConfig(credit="export"))
     assert key(proposer=llm()) != key()

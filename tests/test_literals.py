@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog, Tool
 from libra.contracts.offline.proposer import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS, decide_parameter, propose

@@ -15,14 +15,14 @@ import pytest
 
 from libra.catalog import Catalog, Tool
 from libra.contracts.llm.stub_server import OpenAIStubServer, Reply
-from libra.llm.client import ChatConfig
-from libra.retrieval.dense import DenseRetriever
 from libra.eval.baselines.common import LLMMethodError, LLMRun, tool_card
 from libra.eval.baselines.egotrip import EgoTripRetriever
 from libra.eval.baselines.scripted import MethodResponder, prompt_kind
 from libra.eval.baselines.tgr import TGRRetriever, candidate_pairs, expected_pairs
 from libra.eval.baselines.toolreagt import TOOL_NAME, ToolReAGtRetriever, merge, parse_step
 from libra.eval.baselines.toolrex import ToolRexRetriever
+from libra.llm.client import ChatConfig
+from libra.retrieval.dense import DenseRetriever
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = {"retry_base_delay": 0.005, "retry_max_delay": 0.02, "timeout": 5.0, "max_retries": 1}

@@ -12,10 +12,10 @@ import pytest
 
 from libra.errors import ConfigError
 from libra.runtime.base import State
-from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.client import McpServerError, ServerSpec, pinned_environment
-from libra.runtime.mcp.setup import mcp1_python, npm_servers_bin, pypi_servers_bin
+from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.sandbox_dir import SandboxDir, fingerprint, git_index_entries
+from libra.runtime.mcp.setup import mcp1_python, npm_servers_bin, pypi_servers_bin
 
 HERE = Path(__file__).resolve().parent / "mcp_servers"
 HANDSHAKE_ERA = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")

@@ -14,9 +14,9 @@ from libra.contracts.check import check_contracts
 from libra.induction.build import BuildOptions, build_library, memo_path
 from libra.induction.candidates import candidate_compositions
 from libra.induction.explore.engine import BuildConfig, Engine
-from libra.probing.memo import MemoStore
 from libra.induction.peak import PeakMemory, descendants
 from libra.library.artifact import Library
+from libra.probing.memo import MemoStore
 from libra.runtime.base import State, StatePart
 
 from .induction_toys import ClassesBenchmark, ShopBenchmark, kill_after_checkpoint

@@ -22,8 +22,8 @@ import pytest
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
 from libra.induction.explore.engine import BuildConfig, Engine, ValueTest
-from libra.probing.memo import MemoStore
 from libra.induction.providers import no_relation_causes
+from libra.probing.memo import MemoStore
 from libra.runtime.python.runtime import PythonRuntime
 
 from .induction_toys import Counted

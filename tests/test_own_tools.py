@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from libra import tool
-from libra.sources.user import ToolsBenchmark
 from libra.cli.main import main
 from libra.errors import ConfigError
 from libra.library.artifact import Library
 from libra.sources.python import parse_spec
+from libra.sources.user import ToolsBenchmark
 from tests.fixtures import shop_tools
 
 ROOT = Path(__file__).resolve().parents[1]

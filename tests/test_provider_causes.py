@@ -9,11 +9,11 @@ import numpy as np
 from libra.benchmarks.base import Task
 from libra.catalog import Catalog, Tool
 from libra.eval.analysis import UNRECORDED, recovery_breakdown, tool_causes
+from libra.eval.libraries import library_edges
 from libra.induction.build import BuildOptions, build_library
 from libra.induction.providers import CAUSES, _cause, cause_counts
 from libra.library.artifact import Library, Relation
 from libra.retrieval.graph import PropagationGraph
-from libra.eval.libraries import library_edges
 
 from .generalization import CatalogBenchmark
 from .test_cli import run

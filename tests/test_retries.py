@@ -17,8 +17,8 @@ from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
 from libra.induction.config import DEFAULT_RETRY_SHARE
 from libra.induction.explore.engine import BuildConfig, Engine
-from libra.probing.memo import MemoStore
 from libra.induction.explore.retries import retry_budget
+from libra.probing.memo import MemoStore
 from tests import generalization as gen
 
 from .induction_toys import Counted

@@ -8,12 +8,12 @@ from typing import Annotated, Literal, Optional
 
 import jsonschema
 import pytest
-from tests.toy_tools import Blog, make_blog_runtime
 
 from libra.errors import CatalogError, LibraError
 from libra.runtime import INVOCATION_RECORD_SCHEMA, PythonRuntime, Runtime, ToolRuntimeError, UnknownToolError
 from libra.runtime.diff import diff_views, object_view
 from libra.runtime.python.introspect import parse_docstring, type_schema
+from tests.toy_tools import Blog, make_blog_runtime
 
 LOGIN = {"username": "alice", "password": "secret"}
 
@@ -198,7 +198,7 @@ def test_random_generators_are_deterministic_and_not_state() -> None:
 
 def test_diff_paths_are_readable() -> None:
     class Node:
-        def __init__(self, name: str, parent: "Node | None" = None) -> None:
+        def __init__(self, name: str, parent: Node | None = None) -> None:
             self.name, self.parent, self.children = name, parent, {}
 
     class FS:

@@ -67,7 +67,7 @@ def test_instance_state_with_uuid_ids_has_a_stable_fingerprint() -> None:
 def test_clock_can_be_moved_or_left_real() -> None:
     import datetime as dt
 
-    moved = PythonRuntime(modules=[notes_app], clock=dt.datetime(2030, 5, 6, 7, 8, 9, tzinfo=dt.timezone.utc))
+    moved = PythonRuntime(modules=[notes_app], clock=dt.datetime(2030, 5, 6, 7, 8, 9, tzinfo=dt.UTC))
     assert moved.invoke(moved.fresh(), "notes_app.stamp", {})[0].output["now"] == "2030-05-06T07:08:09"
     real = PythonRuntime(modules=[notes_app], clock=None)
     assert real.invoke(real.fresh(), "notes_app.stamp", {})[0].output["now"] != "2025-01-01T12:00:00"
@@ -424,7 +424,10 @@ def _ledger_walk(
     monkeypatch.setattr(snapshot, "WATCH", mode == "watch")
     rt = PythonRuntime(classes=[Ledger])
     rng = random.Random(seed)
-    acct = lambda: f"A{rng.randrange(720):04d}"
+
+    def acct():
+        return f"A{rng.randrange(720):04d}"
+
     ops = [
         ("Ledger.balance", lambda: {"account": acct()}),
         ("Ledger.deposit", lambda: {"account": acct(), "amount": rng.randint(1, 3)}),
@@ -479,7 +482,9 @@ def test_watched_writes_give_the_states_whole_pickles_give(rare: bool, monkeypat
     set. Records, views and state identities equal those of whole pickles and of the copy-and-compare check."""
     import json
 
-    dump = lambda x: json.dumps(x, sort_keys=True, default=str)
+    def dump(x):
+        return json.dumps(x, sort_keys=True, default=str)
+
     watched = _ledger_walk("watch", 5, rare, monkeypatch)
     assert len({entry[3] for entry in watched[0]}) > 60  # the walk reaches many distinct states
     assert dump(watched) == dump(_ledger_walk("compare", 5, rare, monkeypatch))

@@ -18,8 +18,8 @@ import pytest
 
 from libra.cli.main import main
 from libra.library.artifact import Library
-from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.client import find_command
+from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.setup import managed_bin_dirs, npm_servers_bin, pypi_servers_bin
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -67,7 +67,6 @@ class Blog:
 def make_blog_runtime(trusted: bool = False):
     """Picklable factory for worker processes."""
     from libra.runtime.python.runtime import PythonRuntime
-
     from tests.fixtures import toy_hazards
 
     return PythonRuntime(classes=[Blog], modules=[toy_hazards], trusted=trusted, name="toy")
@@ -76,7 +75,6 @@ def make_blog_runtime(trusted: bool = False):
 def make_hostile_runtime():
     """Picklable factory of the hostile catalog (tests/fixtures/hostile_tools.py) for worker processes."""
     from libra.runtime.python.runtime import PythonRuntime
-
     from tests.fixtures import hostile_tools
 
     return PythonRuntime(modules=[hostile_tools], name="hostile")
@@ -132,7 +130,6 @@ class PidCounterRuntime(CounterRuntime):
 def make_leaky_runtime():
     """Picklable factory of tests/fixtures/leaky_tools.py (a tool with an unbounded cache) for worker processes."""
     from libra.runtime.python.runtime import PythonRuntime
-
     from tests.fixtures import leaky_tools
 
     return PythonRuntime(modules=[leaky_tools], name="leaky")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from libra._util.io import atomic_write_json
 from libra.errors import CatalogError
@@ -122,7 +123,7 @@ class Tool:
         return d
 
     @classmethod
-    def from_dict(cls, d: Any, index: int | None = None) -> "Tool":
+    def from_dict(cls, d: Any, index: int | None = None) -> Tool:
         where = f"tool #{index}" if index is not None else "tool"
         if not isinstance(d, dict):
             raise CatalogError(f"{where}: expected a JSON object, got {type(d).__name__}")
@@ -195,7 +196,7 @@ class Catalog:
         return {"name": self.name, "tools": [t.to_dict() for t in self._tools]}
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Catalog":
+    def from_dict(cls, d: Any) -> Catalog:
         if isinstance(d, list):
             d = {"tools": d}
         if not isinstance(d, dict) or not isinstance(d.get("tools"), list):
@@ -206,7 +207,7 @@ class Catalog:
         atomic_write_json(path, self.to_dict())
 
     @classmethod
-    def load(cls, path: str | Path) -> "Catalog":
+    def load(cls, path: str | Path) -> Catalog:
         p = Path(path)
         try:
             data = json.loads(p.read_text(encoding="utf-8"))
@@ -218,9 +219,7 @@ class Catalog:
             ) from None
         except json.JSONDecodeError as exc:
             raise CatalogError(
-                (
-                    f"catalog file {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}): fix or "
-                    "regenerate it"
-                )
+                f"catalog file {str(p)!r} is not valid JSON (line {exc.lineno}, column {exc.colno}): fix or "
+                "regenerate it"
             ) from None
         return cls.from_dict(data)

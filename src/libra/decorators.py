@@ -64,10 +64,8 @@ def _checked_examples(func: Callable[..., Any], examples: Mapping[str, Any] | No
     for name, values in examples.items():
         if name not in params:
             raise TypeError(
-                (
-                    f"@tool on {func.__qualname__}: examples name {name!r}, which is not one of its parameters "
-                    f"{sorted(params - {'self', 'cls'})}"
-                )
+                f"@tool on {func.__qualname__}: examples name {name!r}, which is not one of its parameters "
+                f"{sorted(params - {'self', 'cls'})}"
             )
         if not isinstance(values, (list, tuple)) or not values:
             raise TypeError(f"@tool on {func.__qualname__}: examples[{name!r}] must be a non-empty list of values")

@@ -15,7 +15,6 @@ import zlib
 from collections.abc import Iterable
 from typing import Any
 
-
 SENTINEL_STRING = "__libra_nonexistent__"
 SENTINEL_INT = -1
 
@@ -824,7 +823,7 @@ def _bound_value(kind: str, token: str, name: str, schema: dict[str, Any], curre
         date = _dt.datetime(int(token) + step, 1, 1) if step >= 0 else _dt.datetime(int(token) - 1, 12, 31)
     if date is not None:
         if t in ("integer", "number"):
-            secs = date.replace(tzinfo=_dt.timezone.utc).timestamp()
+            secs = date.replace(tzinfo=_dt.UTC).timestamp()
             return int(secs) if t == "integer" else float(secs)
         if isinstance(current, str) and "T" in current:
             return date.strftime("%Y-%m-%dT%H:%M:%S")

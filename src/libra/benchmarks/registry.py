@@ -9,8 +9,8 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from libra.errors import ConfigError
 from libra.benchmarks.base import Benchmark
+from libra.errors import ConfigError
 
 _BUILTIN: dict[str, str] = {
     "appworld": "libra.benchmarks.appworld.adapter:AppWorldBenchmark",

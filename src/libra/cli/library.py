@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 from rich.table import Table
 
-from libra.cli import options as opts
 from libra._util.io import atomic_write_json
+from libra.cli import options as opts
 from libra.cli.main import app, console
 from libra.errors import ConfigError
 from libra.induction.config import (
@@ -22,7 +22,7 @@ from libra.induction.config import (
 
 
 def _proposer(
-    bench: Any, proposer: str, base_url: Optional[str], model: Optional[str], cache: Optional[Path], concurrency: int
+    bench: Any, proposer: str, base_url: str | None, model: str | None, cache: Path | None, concurrency: int
 ) -> Any:
     if proposer == "offline":
         if base_url or model:
@@ -54,13 +54,13 @@ _CONC_OPT = opts.llm_concurrency_option()
 @app.command("contracts")
 def contracts_cmd(
     benchmark: str = opts.benchmark_arg(),
-    out: Optional[Path] = opts.out_option(None, "write the contracts (JSON)"),
-    json_path: Optional[Path] = opts.json_option("write the summary (JSON)"),
-    workers: Optional[int] = opts.workers_option("isolated worker processes (0 = in-process for trusted runtimes)"),
+    out: Path | None = opts.out_option(None, "write the contracts (JSON)"),
+    json_path: Path | None = opts.json_option("write the summary (JSON)"),
+    workers: int | None = opts.workers_option("isolated worker processes (0 = in-process for trusted runtimes)"),
     proposer: str = _PROPOSER_OPT,
-    llm_base_url: Optional[str] = _URL_OPT,
-    llm_model: Optional[str] = _MODEL_OPT,
-    llm_cache: Optional[Path] = _CACHE_OPT,
+    llm_base_url: str | None = _URL_OPT,
+    llm_model: str | None = _MODEL_OPT,
+    llm_cache: Path | None = _CACHE_OPT,
     llm_concurrency: int = _CONC_OPT,
 ) -> None:
     """Propose a contract per tool, check every template against the runtime, revise from feedback."""
@@ -86,10 +86,8 @@ def contracts_cmd(
     console.print(table)
     if counts["templates"]:
         console.print(
-            (
-                "templates whose observed outcome matched the expected one: "
-                f"{100 * counts['matched'] / counts['templates']:.1f}%"
-            )
+            "templates whose observed outcome matched the expected one: "
+            f"{100 * counts['matched'] / counts['templates']:.1f}%"
         )
     if out:
         save_contracts(out, summary.contracts, catalog)
@@ -103,43 +101,37 @@ def contracts_cmd(
 @app.command("build")
 def build_cmd(
     ctx: typer.Context,
-    benchmark: Optional[str] = opts.benchmark_arg(
+    benchmark: str | None = opts.benchmark_arg(
         "benchmark name (or give --tools / --config for your own tools)", required=False
     ),
     out: Path = opts.out_option(..., "library file to write (.json or .json.gz)"),
-    tools: Optional[List[str]] = opts.tools_option(),
-    config: Optional[Path] = opts.config_option(),
-    workers: Optional[int] = opts.workers_option(
-        (
-            "isolated worker processes (default: CPU count, or the Ray cluster's CPUs with --executor ray; 0 = "
-            "in-process for trusted runtimes)"
-        )
+    tools: list[str] | None = opts.tools_option(),
+    config: Path | None = opts.config_option(),
+    workers: int | None = opts.workers_option(
+        "isolated worker processes (default: CPU count, or the Ray cluster's CPUs with --executor ray; 0 = "
+        "in-process for trusted runtimes)"
     ),
     executor: str = opts.executor_option(),
     proposer: str = _PROPOSER_OPT,
-    llm_base_url: Optional[str] = _URL_OPT,
-    llm_model: Optional[str] = _MODEL_OPT,
-    llm_cache: Optional[Path] = _CACHE_OPT,
+    llm_base_url: str | None = _URL_OPT,
+    llm_model: str | None = _MODEL_OPT,
+    llm_cache: Path | None = _CACHE_OPT,
     llm_concurrency: int = _CONC_OPT,
     embedder: str = opts.embedder_option(
         "field-name encoder h_f: minilm (default), hash[-N], st:<model>, openai:<model>[@url]"
     ),
     tau: float = opts.tau_option(),
     credit: str = opts.credit_option(),
-    max_calls: Optional[int] = opts.max_calls_option(
-        (
-            "budget: tool invocations executed in total, checked between waves; memoised repeats are free "
-            f"(default: {DEFAULT_MAX_CALLS:,})"
-        )
+    max_calls: int | None = opts.max_calls_option(
+        "budget: tool invocations executed in total, checked between waves; memoised repeats are free "
+        f"(default: {DEFAULT_MAX_CALLS:,})"
     ),
-    max_depth: Optional[int] = opts.max_depth_option(
+    max_depth: int | None = opts.max_depth_option(
         f"budget: longest chain of state-changing calls explored from the fresh state (default: {DEFAULT_MAX_DEPTH})"
     ),
-    max_retry_calls: Optional[int] = opts.max_retry_calls_option(
-        (
-            "budget: tool invocations that retries of failed calls with other equally named values may execute, "
-            f"on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"
-        )
+    max_retry_calls: int | None = opts.max_retry_calls_option(
+        "budget: tool invocations that retries of failed calls with other equally named values may execute, "
+        f"on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"
     ),
     no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
     quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
@@ -172,7 +164,7 @@ def build_cmd(
     console.print(f"library written to {out}")
 
 
-def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: Optional[Path]) -> Any:
+def _build_target(benchmark: str | None, tools: list[str] | None, config: Path | None) -> Any:
     """What ``build`` builds: a benchmark, ``--tools`` sources or a project file (exactly one of them)."""
     given = [name for name, value in (("a benchmark", benchmark), ("--tools", tools), ("--config", config)) if value]
     if len(given) != 1:
@@ -210,7 +202,7 @@ def _build_target(benchmark: Optional[str], tools: Optional[List[str]], config: 
     return MixedBenchmark(python, mcp, name=project.name)
 
 
-def _with_project_options(ctx: typer.Context, config: Optional[Path]) -> dict[str, Any]:
+def _with_project_options(ctx: typer.Context, config: Path | None) -> dict[str, Any]:
     """The command's option values, with the project file's ``[build]`` values where the command line gave none."""
     values = dict(ctx.params)
     if config is None:
@@ -311,7 +303,7 @@ def _print_health(health: Any) -> None:
 @app.command("show")
 def show_cmd(
     library: Path = opts.library_arg(),
-    json_path: Optional[Path] = opts.json_option("write {stats, edges} as JSON"),
+    json_path: Path | None = opts.json_option("write {stats, edges} as JSON"),
 ) -> None:
     """Print a library's statistics and relation counts."""
     from libra.library.artifact import Library
@@ -400,16 +392,16 @@ def _no_edge_tool(row: dict[str, Any]) -> str:
 
 @app.command("analyze")
 def analyze_cmd(
-    benchmark: Optional[str] = opts.benchmark_arg(
+    benchmark: str | None = opts.benchmark_arg(
         "benchmark name (omit with --library and --tasks: the library's own catalog)", required=False
     ),
-    tasks_path: Optional[Path] = opts.tasks_option(),
-    library: Optional[Path] = opts.library_option("library file (built when omitted)"),
-    k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's)"),
+    tasks_path: Path | None = opts.tasks_option(),
+    library: Path | None = opts.library_option("library file (built when omitted)"),
+    k: int | None = opts.k_option(None, "cutoff K (default: the benchmark's)"),
     embedder: str = opts.embedder_option(),
     document: str = opts.document_option(),
-    json_path: Optional[Path] = opts.json_option("write the analyses as JSON"),
-    plot: Optional[Path] = opts.plot_option(),
+    json_path: Path | None = opts.json_option("write the analyses as JSON"),
+    plot: Path | None = opts.plot_option(),
 ) -> None:
     """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3
     cases.
@@ -426,11 +418,11 @@ def analyze_cmd(
         sensitivity,
         tool_causes,
     )
+    from libra.eval.libraries import candidate_edges, library_edges, obtain_library
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import run_method
     from libra.retrieval.dense import DenseRetriever
     from libra.retrieval.graph import PropagationGraph, propagation_scores
-    from libra.eval.libraries import candidate_edges, library_edges, obtain_library
 
     bench = eval_target(benchmark, tasks_path, library)
     kk = bench.default_k if k is None else k

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -39,59 +39,57 @@ def _method_help() -> str:
 
 @app.command("eval")
 def eval_cmd(
-    benchmark: Optional[str] = opts.benchmark_arg(
+    benchmark: str | None = opts.benchmark_arg(
         "benchmark name, e.g. bfcl (omit with --library and --tasks: the library's own catalog)", required=False
     ),
-    tasks_path: Optional[Path] = opts.tasks_option(
-        (
-            'your own tasks, JSON lines {"id", "query", "gold"}: scored on the benchmark\'s catalog, or on '
-            "--library's own without a benchmark"
-        )
+    tasks_path: Path | None = opts.tasks_option(
+        'your own tasks, JSON lines {"id", "query", "gold"}: scored on the benchmark\'s catalog, or on '
+        "--library's own without a benchmark"
     ),
-    method: List[str] = opts.methods_option(["bm25", "dense"], _method_help()),
-    k: Optional[int] = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
+    method: list[str] = opts.methods_option(["bm25", "dense"], _method_help()),
+    k: int | None = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
     embedder: str = opts.embedder_option(),
     document: str = opts.document_option(
         "what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"
     ),
-    library: Optional[Path] = opts.library_option("executable library for graph methods (built when omitted)"),
-    json_path: Optional[Path] = opts.json_option("write the results as JSON"),
-    runs: Optional[Path] = opts.runs_option(),
-    workers: Optional[int] = opts.workers_option(
+    library: Path | None = opts.library_option("executable library for graph methods (built when omitted)"),
+    json_path: Path | None = opts.json_option("write the results as JSON"),
+    runs: Path | None = opts.runs_option(),
+    workers: int | None = opts.workers_option(
         "worker processes when a library must be built (0 = in-process for trusted runtimes)"
     ),
-    ks: Optional[int] = opts.ks_option(None, "graph methods: seed size Ks (default 15)"),
-    kc: Optional[int] = opts.kc_option(
+    ks: int | None = opts.ks_option(None, "graph methods: seed size Ks (default 15)"),
+    kc: int | None = opts.kc_option(
         None, "graph methods: candidate set size Kc, the tools returned per task and scored at K (default max(K, 20))"
     ),
-    selection: Optional[str] = opts.selection_option(None, "graph methods: provider selection both|field|dense|all"),
-    hops: Optional[int] = opts.hops_option(None, "graph methods: hop depth (default 1)"),
-    score_space: Optional[str] = opts.score_space_option(
+    selection: str | None = opts.selection_option(None, "graph methods: provider selection both|field|dense|all"),
+    hops: int | None = opts.hops_option(None, "graph methods: hop depth (default 1)"),
+    score_space: str | None = opts.score_space_option(
         None,
         (
             "graph methods: average the base retriever's probabilities (default, when it declares a temperature) "
             "or its similarities (the paper's)"
         ),
     ),
-    temperature: Optional[float] = opts.temperature_option(
+    temperature: float | None = opts.temperature_option(
         "graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"
     ),
-    llm_base_url: Optional[str] = opts.llm_base_url_option(),
-    llm_model: Optional[str] = opts.llm_model_option(),
-    llm_cache: Optional[Path] = opts.llm_cache_option(),
+    llm_base_url: str | None = opts.llm_base_url_option(),
+    llm_model: str | None = opts.llm_model_option(),
+    llm_cache: Path | None = opts.llm_cache_option(),
     llm_concurrency: int = opts.llm_concurrency_option(),
-    base: Optional[str] = opts.agent_base_option(),
-    iterations: Optional[int] = opts.iterations_option(),
-    tgr_neighbours: Optional[int] = opts.tgr_neighbours_option(),
-    plot: Optional[Path] = opts.plot_option(
+    base: str | None = opts.agent_base_option(),
+    iterations: int | None = opts.iterations_option(),
+    tgr_neighbours: int | None = opts.tgr_neighbours_option(),
+    plot: Path | None = opts.plot_option(
         "toolreagt: write a PNG of Recall and NDCG@K after each agent iteration (Figure 2)"
     ),
 ) -> None:
     """Evaluate retrieval methods on a benchmark or on your own tasks: P/R/NDCG@K, with the paper's figures beside
     ours."""
+    from libra.eval.libraries import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import results_json, run_method, write_json, write_runs
-    from libra.eval.libraries import GRAPH_METHODS, build_options_for, default_library_path, obtain_library
 
     llm = _llm_settings(
         method, llm_base_url, llm_model, llm_cache, llm_concurrency, base, iterations, tgr_neighbours, plot
@@ -163,10 +161,8 @@ def eval_cmd(
         if "llm" in r.extra:
             s = r.extra["llm"]
             console.print(
-                (
-                    f"[dim]{r.method}: {s['calls']} LLM calls, {s['cache_hits']} from the cache, "
-                    f"{r.extra['fallbacks']} fallback(s) recorded[/dim]"
-                )
+                f"[dim]{r.method}: {s['calls']} LLM calls, {s['cache_hits']} from the cache, "
+                f"{r.extra['fallbacks']} fallback(s) recorded[/dim]"
             )
     if json_path:
         write_json(json_path, results_json(bench, kk, len(tasks), results))
@@ -179,19 +175,19 @@ def eval_cmd(
 
 
 def _llm_settings(
-    methods: List[str],
-    base_url: Optional[str],
-    model: Optional[str],
-    cache: Optional[Path],
+    methods: list[str],
+    base_url: str | None,
+    model: str | None,
+    cache: Path | None,
     concurrency: int,
-    base: Optional[str],
-    iterations: Optional[int],
-    tgr_neighbours: Optional[int],
-    plot: Optional[Path],
+    base: str | None,
+    iterations: int | None,
+    tgr_neighbours: int | None,
+    plot: Path | None,
 ) -> Any:
     """The endpoint of the LLM methods, checked before any work: they need one, the other methods take none."""
-    from libra.llm.client import ChatConfig
     from libra.eval.baselines import AGENTIC_METHODS, ENABLE_HINT, LLM_METHODS
+    from libra.llm.client import ChatConfig
 
     chosen = [m.strip().lower() for m in methods]
     llm_chosen = [m for m in chosen if m in LLM_METHODS]
@@ -217,7 +213,7 @@ def _llm_settings(
     return ChatConfig(base_url=base_url, model=model, cache_path=str(cache) if cache else None, concurrency=concurrency)
 
 
-def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: Optional[Path]) -> Any:
+def eval_target(benchmark: str | None, tasks_path: Path | None, library: Path | None) -> Any:
     """The benchmark ``eval`` and ``analyze`` score: a named one (with its tasks, or those of ``--tasks``), or, with
     ``--tasks``
     and ``--library`` and no name, the library's own catalog. Gold names are checked against the catalog here,
@@ -227,14 +223,12 @@ def eval_target(benchmark: Optional[str], tasks_path: Optional[Path], library: O
     if tasks_path is None:
         if benchmark is None:
             raise ConfigError(
-                (
-                    "give a benchmark name, or --library LIB with --tasks FILE to score your own tasks on the "
-                    "library's catalog"
-                )
+                "give a benchmark name, or --library LIB with --tasks FILE to score your own tasks on the "
+                "library's catalog"
             )
         return get_benchmark(benchmark)
-    from libra.sources.user import LibraryBenchmark, TasksOnBenchmark
     from libra.eval.tasks_file import check_gold, read_tasks
+    from libra.sources.user import LibraryBenchmark, TasksOnBenchmark
 
     tasks = read_tasks(tasks_path)
     if benchmark is not None:

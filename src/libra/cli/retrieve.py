@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import List, Optional
 
 from rich.table import Table
 
-from libra.cli import options as opts
 from libra._util.io import atomic_write_json
+from libra.cli import options as opts
 from libra.cli.main import app, console
 
 
@@ -22,7 +21,7 @@ def _seeds(names: list[str], shown: int = 2) -> str:
 @app.command("retrieve")
 def retrieve_cmd(
     library: Path = opts.library_arg("library file (from libra build)"),
-    query: List[str] = opts.queries_arg(),
+    query: list[str] = opts.queries_arg(),
     k: int = opts.k_option(10, "how many tools to return per request"),
     base: str = opts.base_option(),
     embedder: str = opts.embedder_option(),
@@ -33,9 +32,9 @@ def retrieve_cmd(
     score_space: str = opts.score_space_option(
         "probability", "average the encoder's probabilities (default) or its similarities (the paper's)"
     ),
-    temperature: Optional[float] = opts.temperature_option(),
+    temperature: float | None = opts.temperature_option(),
     output_format: str = opts.retrieve_format_option(),
-    json_path: Optional[Path] = opts.json_option("write the rankings as JSON"),
+    json_path: Path | None = opts.json_option("write the rankings as JSON"),
 ) -> None:
     """Retrieve tools for requests with a built library; promoted prerequisites name the seeds that pulled them in."""
     from libra.search.formats import formatted, json_record

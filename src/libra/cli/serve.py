@@ -8,10 +8,10 @@ import signal
 import socket
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
-from libra.cli import options as opts
 from libra._util.interrupts import interrupts_deferred
+from libra.cli import options as opts
 from libra.cli.main import app
 from libra.errors import ConfigError
 
@@ -43,17 +43,13 @@ def serve_cmd(
     transport: str = opts.transport_option(),
     host: str = opts.host_option(),
     port: int = opts.port_option(),
-    workdir: Optional[Path] = opts.workdir_option(
-        (
-            "for a library built from MCP servers: also serve call_tool(name, arguments), forwarded to those "
-            "servers working in this directory (their {sandbox})"
-        )
+    workdir: Path | None = opts.workdir_option(
+        "for a library built from MCP servers: also serve call_tool(name, arguments), forwarded to those "
+        "servers working in this directory (their {sandbox})"
     ),
-    config: Optional[Path] = opts.config_option(
-        (
-            "with --workdir: start the servers from this project file's [[mcp]] tables instead of those the "
-            "library recorded"
-        )
+    config: Path | None = opts.config_option(
+        "with --workdir: start the servers from this project file's [[mcp]] tables instead of those the "
+        "library recorded"
     ),
 ) -> None:
     """Serve a library to agents over MCP: search_tools(query, k) returns tools with their prerequisites and evidence;
@@ -151,7 +147,7 @@ def open_searcher(library: Path, defer: bool) -> tuple[Any, list[dict[str, Any]]
     return SearcherLoading.opened(searcher), list(searcher.index.servers)
 
 
-def open_gateway(library: Path, index: Any, workdir: Optional[Path], config: Optional[Path]) -> Any:
+def open_gateway(library: Path, index: Any, workdir: Path | None, config: Path | None) -> Any:
     """The gateway over the servers the library recorded (or ``config`` names), or None without ``workdir``
     (search only; a library built from servers says on stderr how to get call_tool)."""
     if workdir is None:
@@ -168,10 +164,8 @@ def open_gateway(library: Path, index: Any, workdir: Optional[Path], config: Opt
         servers = index.servers
     else:
         raise ConfigError(
-            (
-                f"{library} records no MCP servers (it was built from other tools, or before libra recorded "
-                "them): give --config with the project file it was built from"
-            )
+            f"{library} records no MCP servers (it was built from other tools, or before libra recorded "
+            "them): give --config with the project file it was built from"
         )
     tools = dict(zip(index.names, index.input_schemas))
     return Gateway(servers, tools, workdir)

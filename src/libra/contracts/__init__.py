@@ -14,10 +14,6 @@ from libra.contracts.check import (
     register_proposer,
     save_contracts,
 )
-from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Export, Template
-from libra.contracts.offline.proposer import OfflineProposer, decide_parameter, propose, revise
-from libra.contracts.outcome import Extracted, classify, extract
-from libra.contracts.validate import contract_schema, validate_contract
 from libra.contracts.llm.proposer import (
     LLMConfig,
     LLMProposer,
@@ -27,6 +23,10 @@ from libra.contracts.llm.proposer import (
     contract_rules,
     make_llm_proposer,
 )
+from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Export, Template
+from libra.contracts.offline.proposer import OfflineProposer, decide_parameter, propose, revise
+from libra.contracts.outcome import Extracted, classify, extract
+from libra.contracts.validate import contract_schema, validate_contract
 
 __all__ = [
     "Argument",

@@ -21,13 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from libra._util.io import atomic_write_json
 from libra.catalog import Catalog, Tool
-from libra.errors import ConfigError
-from libra.probing.memo import MemoKey, MemoStore, memo_key
-from libra.probing.nodes import Node, child, lineage
-from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
-from libra.runtime.base import InvocationRecord, Runtime, State
 from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Template
-from libra.contracts.text_values import is_empty_text
 from libra.contracts.offline.proposer import (
     OfflineProposer,
     exclusive_repairs,
@@ -40,10 +34,16 @@ from libra.contracts.offline.proposer import (
     uncovered_text,
     words,
 )
-from libra.schema import message_parameter, repair_literal
 from libra.contracts.outcome import classify, extract, rejection_message
 from libra.contracts.packed import packed_value
+from libra.contracts.text_values import is_empty_text
 from libra.contracts.validate import validate_contract
+from libra.errors import ConfigError
+from libra.probing.memo import MemoKey, MemoStore, memo_key
+from libra.probing.nodes import Node, child, lineage
+from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
+from libra.runtime.base import InvocationRecord, Runtime, State
+from libra.schema import message_parameter, repair_literal
 
 
 @runtime_checkable

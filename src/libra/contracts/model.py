@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from libra.errors import LibraError
 from libra.contracts.text_values import STRUCTURED_KINDS, TEXT_KINDS
+from libra.errors import LibraError
 
 CONTRACT_VERSION = "libra_contract_v1"
 #: The paper allows one initial proposal and at most two feedback-based revisions per tool.
@@ -45,15 +45,15 @@ class Argument:
     field: str | None = None
 
     @classmethod
-    def literal(cls, value: Any) -> "Argument":
+    def literal(cls, value: Any) -> Argument:
         return cls("literal", value=value)
 
     @classmethod
-    def observation(cls, refers_to: str, field: str | None = None) -> "Argument":
+    def observation(cls, refers_to: str, field: str | None = None) -> Argument:
         return cls("observation", refers_to=refers_to, field=field)
 
     @classmethod
-    def omit(cls) -> "Argument":
+    def omit(cls) -> Argument:
         return cls("omit")
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,7 +67,7 @@ class Argument:
         return {"kind": "omit"}
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Argument":
+    def from_dict(cls, d: Any) -> Argument:
         if not isinstance(d, dict) or d.get("kind") not in ("literal", "observation", "omit"):
             raise ContractError(f"an argument must be an object with kind literal|observation|omit, got {d!r}")
         kind = d["kind"]
@@ -100,7 +100,7 @@ class Template:
         }
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Template":
+    def from_dict(cls, d: Any) -> Template:
         if not isinstance(d, dict):
             raise ContractError(f"a template must be a JSON object, got {type(d).__name__}")
         args = d.get("arguments", {})
@@ -166,7 +166,7 @@ class Export:
         return d
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Export":
+    def from_dict(cls, d: Any) -> Export:
         if not isinstance(d, dict):
             raise ContractError(f"an export must be a JSON object, got {type(d).__name__}")
         source = d.get("source")
@@ -229,7 +229,7 @@ class Contract:
                     continue
         return out
 
-    def copy(self) -> "Contract":
+    def copy(self) -> Contract:
         return Contract.from_dict(self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,7 +250,7 @@ class Contract:
         return d
 
     @classmethod
-    def from_dict(cls, d: Any) -> "Contract":
+    def from_dict(cls, d: Any) -> Contract:
         if not isinstance(d, dict):
             raise ContractError(f"a contract must be a JSON object, got {type(d).__name__}")
         tool = d.get("tool")

@@ -16,9 +16,9 @@ from typing import Any, Literal
 import jsonpath
 import jsonschema
 
-from libra.runtime.base import InvocationRecord
 from libra.contracts.model import Contract
 from libra.contracts.text_values import STRUCTURED_KINDS, is_text, text_values
+from libra.runtime.base import InvocationRecord
 
 Outcome = Literal["success", "failure", "unmatched"]
 

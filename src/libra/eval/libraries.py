@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from libra._util.io import path_lock
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
-from libra.library.artifact import Library
 from libra.embeddings.embedders import cache_dir
+from libra.library.artifact import Library
 from libra.retrieval.graph import Edge, library_edges
 
 if TYPE_CHECKING:

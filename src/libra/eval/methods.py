@@ -8,8 +8,9 @@ the two modules import each other in one direction only.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
@@ -65,8 +66,8 @@ def _graph_retriever(
     name: str, base: Any, edges_of: Callable[[Any], Any], bench: Benchmark, catalog: Catalog, opts: EvalOptions
 ) -> Any:
     """Propagation (paper Algorithm 2) over ``base`` and the edges ``edges_of`` takes from the benchmark's library."""
-    from libra.retrieval.graph import GraphRetriever
     from libra.eval.libraries import graph_options, obtain_library
+    from libra.retrieval.graph import GraphRetriever
 
     lib = obtain_library(bench, catalog, opts)
     return GraphRetriever(base, edges_of(lib), name=name, **graph_options(opts.extra)).fit(catalog)
@@ -75,8 +76,8 @@ def _graph_retriever(
 @register_method("libra")
 def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense seeds + propagation over the library's retained relations."""
-    from libra.retrieval.dense import DenseRetriever
     from libra.eval.libraries import library_edges
+    from libra.retrieval.dense import DenseRetriever
 
     return _graph_retriever(
         "libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts
@@ -97,8 +98,8 @@ def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 @register_method("schema-only")
 def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Propagation over every schema-compatible candidate composition, before execution filtering (Table 4)."""
-    from libra.retrieval.dense import DenseRetriever
     from libra.eval.libraries import candidate_edges
+    from libra.retrieval.dense import DenseRetriever
 
     return _graph_retriever(
         "schema-only", DenseRetriever(opts.embedder, document=opts.document), candidate_edges, bench, catalog, opts
@@ -149,8 +150,8 @@ DEFAULT_AGENT_BASE = "libra"
 @register_method("toolreagt")
 def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """A ReAct agent searching with ``tool_retriever`` backed by ``--base`` (default libra) for up to 10 turns."""
-    from libra.retrieval.base import retrieve_names
     from libra.eval.baselines.toolreagt import MAX_ITERATIONS, ToolReAGtRetriever
+    from libra.retrieval.base import retrieve_names
 
     run = _llm_run("toolreagt", opts)  # refuse before the base is built
     base_name = str(opts.extra.get("agent_base") or DEFAULT_AGENT_BASE)
@@ -169,10 +170,8 @@ def check_agent_base(name: str) -> None:
     get_method(name)
     if name.strip().lower() in AGENTIC_METHODS:
         raise ConfigError(
-            (
-                f"--base {name} is an agent itself: choose one of "
-                f"{', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}"
-            )
+            f"--base {name} is an agent itself: choose one of "
+            f"{', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}"
         )
 
 

@@ -7,8 +7,9 @@ iterations are drawn (``by_iteration`` of a result, recorded by the runner); not
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from libra.eval.analysis import pyplot, save_png
 

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
-
-import numpy as np
+from typing import Any
 
 from libra._util.io import atomic_write_json, atomic_write_text
 from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog
-from libra.retrieval.base import retrieve_names
 from libra.eval.methods import EvalOptions, get_method
 from libra.eval.metrics import Scores, evaluate
+from libra.retrieval.base import retrieve_names
 
 
 @dataclass

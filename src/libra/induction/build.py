@@ -12,27 +12,27 @@ import json
 import os
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from libra import __version__
 from libra._util.io import path_lock
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog
 from libra.contracts.check import Proposer, check_contracts, get_proposer
-from libra.library.artifact import FORMAT_VERSION, Library
 from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
 from libra.embeddings.fields import FieldEncoder
-from libra.runtime.workers.heap import freeze_loaded, long_lived
-from libra.induction.health import health_summary, rejection_messages, warn
-from libra.induction.providers import no_relation_causes
 from libra.induction.candidates import candidate_compositions, candidate_table
 from libra.induction.explore.engine import CHECKPOINT_VERSION, BuildConfig, Engine
-from libra.probing.memo import MemoStore
+from libra.induction.health import health_summary, rejection_messages, warn
 from libra.induction.peak import PeakMemory
+from libra.induction.providers import no_relation_causes
+from libra.library.artifact import FORMAT_VERSION, Library
+from libra.probing.memo import MemoStore
+from libra.runtime.workers.heap import freeze_loaded, long_lived
 
 
 @dataclass
@@ -61,10 +61,8 @@ def open_runtime(bench: Benchmark, workers: int | None) -> Any:
             from libra.errors import ConfigError
 
             raise ConfigError(
-                (
-                    f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run "
-                    "in-process: use --workers 1 or more"
-                )
+                f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run "
+                "in-process: use --workers 1 or more"
             )
         return rt
     return bench.runtime(isolated=True, n_workers=n)
@@ -223,7 +221,7 @@ class _Progress:
         self._p = None
         self._task = None
 
-    def __enter__(self) -> "_Progress":
+    def __enter__(self) -> _Progress:
         import sys
 
         self._plain = self.enabled and not sys.stderr.isatty()
@@ -316,19 +314,15 @@ def _build_on(
             from libra.errors import ConfigError
 
             raise ConfigError(
-                (
-                    f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it "
-                    f"cannot run on {spec.kind}: use --executor local"
-                )
+                f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it "
+                f"cannot run on {spec.kind}: use --executor local"
             )
         if spec.kind != "local":
             log(f"running tool calls on {workers} Ray actors ({spec})")
         proposer = get_proposer(opts.proposer)
         log(
-            (
-                f"proposing and checking contracts for {len(catalog)} tools "
-                f"({getattr(proposer, 'name', 'custom')} proposer)"
-            )
+            f"proposing and checking contracts for {len(catalog)} tools "
+            f"({getattr(proposer, 'name', 'custom')} proposer)"
         )
         initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
         summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures, memo=memo)
@@ -437,7 +431,7 @@ def _build_on(
         ):  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
             stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
         if hasattr(proposer, "stats"):
-            pstats = getattr(proposer, "stats")
+            pstats = proposer.stats
             stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)
         meta = {
             "libra_version": __version__,

@@ -8,8 +8,9 @@ bounds what the engine ever tries to bind (a value is only offered to inputs it 
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from libra.catalog import Catalog
 from libra.contracts.model import Contract

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from libra.induction.explore.engine import Engine

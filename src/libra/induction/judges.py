@@ -15,8 +15,9 @@ compatibility test shows no compatibility at all.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
 
 from libra.contracts.text_values import is_empty_text
 

@@ -92,10 +92,8 @@ class Relation:
     def from_dict(cls, d: dict[str, Any]) -> Relation:
         if d.get("kind") not in KINDS:
             raise LibraryFormatError(
-                (
-                    f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind "
-                    f"{d.get('kind')!r}: rebuild the library"
-                )
+                f"relation {d.get('provider')!r} -> {d.get('consumer')!r} has unknown kind "
+                f"{d.get('kind')!r}: rebuild the library"
             )
         return cls(
             d["provider"],

@@ -246,10 +246,8 @@ def _check_columns(bulk: dict[str, list[Any]], d: dict[str, Any], source: str) -
     if len(set(lengths.values())) > 1:
         detail = ", ".join(f"{k} {n}" for k, n in lengths.items())
         raise LibraryFormatError(
-            (
-                f"{source}: candidates: the per-candidate columns differ in length ({detail}): rebuild it with "
-                "`libra build`"
-            )
+            f"{source}: candidates: the per-candidate columns differ in length ({detail}): rebuild it with "
+            "`libra build`"
         )
     n_tools = len(d["catalog"]["tools"])
     bounds = {
@@ -309,10 +307,8 @@ def _check_references(d: dict[str, Any], source: str) -> None:
             )
         if contract["tool"] != key:
             raise LibraryFormatError(
-                (
-                    f"{source}: {field_path(['contracts', key, 'tool'])}: names {_short(contract['tool'])}, not "
-                    "the tool it is filed under"
-                )
+                f"{source}: {field_path(['contracts', key, 'tool'])}: names {_short(contract['tool'])}, not "
+                "the tool it is filed under"
             )
 
 

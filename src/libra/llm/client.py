@@ -175,10 +175,8 @@ def parse_json_object(text: str | None) -> dict[str, Any]:
             obj = json.loads(body[start : end + 1])
         except json.JSONDecodeError:
             raise ReplyError(
-                (
-                    f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): return "
-                    "one JSON object"
-                )
+                f"the reply is not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno}): return "
+                "one JSON object"
             ) from None
     if not isinstance(obj, dict):
         raise ReplyError(f"the reply is JSON {type(obj).__name__}, not an object: return one JSON object")
@@ -300,11 +298,9 @@ class ChatClient:
                     ) from None
                 if code == 404:
                     raise self.error(
-                        (
-                            f"the LLM endpoint has no model {self.config.model!r} or no chat API at "
-                            f"{self.config.base_url} (HTTP 404): check --llm-base-url (usually ends in /v1) and "
-                            "--llm-model"
-                        )
+                        f"the LLM endpoint has no model {self.config.model!r} or no chat API at "
+                        f"{self.config.base_url} (HTTP 404): check --llm-base-url (usually ends in /v1) and "
+                        "--llm-model"
                     ) from None
                 if code in (408, 409, 429) or code >= 500:
                     last = exc
@@ -350,10 +346,8 @@ class ChatClient:
                 streak = self._transport_streak
             if streak >= self.abort_after:
                 raise self.error(
-                    (
-                        f"the LLM endpoint {self.config.base_url} kept failing after {self.config.max_retries} "
-                        f"retries ({exc}): check that the server is up"
-                    )
+                    f"the LLM endpoint {self.config.base_url} kept failing after {self.config.max_retries} "
+                    f"retries ({exc}): check that the server is up"
                 ) from None
             raise
         self._reset_streak()

@@ -379,10 +379,8 @@ class MemoStore:
             self.db.execute("DELETE FROM retained")
             self.db.executemany("INSERT OR IGNORE INTO retained (key) VALUES (?)", wanted)
             self.db.execute(
-                (
-                    "CREATE TEMP TABLE kept AS SELECT key, record, state FROM memo WHERE key IN (SELECT key FROM "
-                    "retained) ORDER BY seq"
-                )
+                "CREATE TEMP TABLE kept AS SELECT key, record, state FROM memo WHERE key IN (SELECT key FROM "
+                "retained) ORDER BY seq"
             )
             self.db.execute("DELETE FROM memo")
             self.db.execute("INSERT INTO memo (key, record, state) SELECT key, record, state FROM kept ORDER BY rowid")

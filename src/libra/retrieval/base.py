@@ -7,7 +7,8 @@ catalog order, which keeps every evaluation reproducible.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from libra.catalog import Catalog
 class Retriever(Protocol):
     name: str
 
-    def fit(self, catalog: Catalog) -> "Retriever":
+    def fit(self, catalog: Catalog) -> Retriever:
         """Precompute everything query-independent (the index)."""
         ...
 

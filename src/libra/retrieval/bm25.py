@@ -9,7 +9,7 @@ tokenizer rather than re-deriving sparse scoring by hand.
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 import bm25s
 import numpy as np
@@ -43,7 +43,7 @@ class BM25Retriever:
                 out.append(i)
         return out
 
-    def fit(self, catalog: Catalog) -> "BM25Retriever":
+    def fit(self, catalog: Catalog) -> BM25Retriever:
         self._vocab = {}
         corpus_ids = [self._ids(tokenize(t.text()), grow=True) for t in catalog]
         self._n = len(catalog)

@@ -8,13 +8,13 @@ each tool is the ``document`` style of :mod:`.documents` (prose by default, the 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from libra.catalog import Catalog
-from libra.retrieval.documents import DEFAULT_DOCUMENT, check_style, tool_document
 from libra.embeddings.embedders import DEFAULT_EMBEDDER, Embedder, embed_cached, get_embedder
+from libra.retrieval.documents import DEFAULT_DOCUMENT, check_style, tool_document
 
 
 class DenseRetriever:
@@ -28,7 +28,7 @@ class DenseRetriever:
         self.cache = cache
         self.tool_vectors: np.ndarray | None = None
 
-    def fit(self, catalog: Catalog) -> "DenseRetriever":
+    def fit(self, catalog: Catalog) -> DenseRetriever:
         texts = [tool_document(t, self.document) for t in catalog]
         self.tool_vectors = embed_cached(self.embedder, texts) if self.cache else self.embedder.embed(texts)
         return self

@@ -24,8 +24,9 @@ provider indices with their field similarities), so a query costs a few array lo
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Literal, Sequence
+from typing import Any, Literal
 
 import numpy as np
 
@@ -89,7 +90,7 @@ class PropagationGraph:
     n_edges: int = 0
 
     @classmethod
-    def build(cls, catalog: Catalog, edges: Iterable[Edge]) -> "PropagationGraph":
+    def build(cls, catalog: Catalog, edges: Iterable[Edge]) -> PropagationGraph:
         index = {name: i for i, name in enumerate(catalog.names)}
         state: dict[int, set[int]] = {}
         value: dict[int, dict[str, dict[int, float]]] = {}
@@ -247,7 +248,7 @@ class GraphRetriever:
         self.graph: PropagationGraph | None = None
         self.catalog: Catalog | None = None
 
-    def fit(self, catalog: Catalog) -> "GraphRetriever":
+    def fit(self, catalog: Catalog) -> GraphRetriever:
         self.base.fit(catalog)
         self.catalog = catalog
         self.graph = PropagationGraph.build(catalog, self.edges)

@@ -12,7 +12,8 @@ declares no temperature, so propagation averages the fused scores themselves.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -22,7 +23,7 @@ from libra.retrieval.base import ranks
 RRF_CONSTANT = 60
 
 
-def bm25_dense(embedder: str = "minilm", document: str | None = None) -> "HybridRetriever":
+def bm25_dense(embedder: str = "minilm", document: str | None = None) -> HybridRetriever:
     """The hybrid every command means by ``hybrid``: BM25 and dense (unfitted)."""
     from libra.retrieval.bm25 import BM25Retriever
     from libra.retrieval.dense import DenseRetriever
@@ -40,7 +41,7 @@ class HybridRetriever:
         self.parts = list(parts)
         self.constant = constant
 
-    def fit(self, catalog: Catalog) -> "HybridRetriever":
+    def fit(self, catalog: Catalog) -> HybridRetriever:
         for p in self.parts:
             p.fit(catalog)
         return self

@@ -12,9 +12,9 @@ from libra.runtime.base import (
     UnknownToolError,
     to_jsonable,
 )
+from libra.runtime.python.runtime import PythonRuntime
 from libra.runtime.workers.executor import Channel, Executor, InProcessTransport, Transport
 from libra.runtime.workers.isolation import IsolatedRuntime, ProcessTransport, WorkerPool
-from libra.runtime.python.runtime import PythonRuntime
 
 __all__ = [
     "INVOCATION_RECORD_SCHEMA",

@@ -94,7 +94,7 @@ class InvocationRecord:
         }
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "InvocationRecord":
+    def from_dict(cls, d: dict[str, Any]) -> InvocationRecord:
         return cls(
             d["status"], d.get("output"), d.get("state_changes", {}), d.get("error"), float(d.get("duration_ms", 0.0))
         )

@@ -7,11 +7,12 @@ per request, the top-k tools with their rank under the base retriever alone and 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
-from libra.retrieval.named import BASES, base_retriever, check_base
 from libra.retrieval.documents import DEFAULT_DOCUMENT
+from libra.retrieval.named import BASES, base_retriever, check_base
 
 __all__ = ["BASES", "RetrievedTool", "base_retriever", "check_base", "explained_retrieval"]
 

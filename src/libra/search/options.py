@@ -25,10 +25,10 @@ class SearchOptions:
 
     def check(self) -> SearchOptions:
         """Refuse a bad option before anything loads."""
-        from libra.retrieval.named import check_base
-        from libra.retrieval.documents import check_style
         from libra.embeddings.embedders import parse_embedder
+        from libra.retrieval.documents import check_style
         from libra.retrieval.graph import SCORE_SPACES, SELECTIONS
+        from libra.retrieval.named import check_base
 
         check_base(self.base)
         parse_embedder(self.embedder)

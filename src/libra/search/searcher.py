@@ -88,8 +88,8 @@ class Searcher:
         The dense base reads the library's cached search index when these exact bytes were indexed before;
         otherwise the library is loaded and checked whole, and the index written for the next open.
         """
-        from libra.library.artifact import Library, read_library_bytes
         from libra.embeddings.embedders import cache_dir
+        from libra.library.artifact import Library, read_library_bytes
         from libra.search.index import index_key, load_index, save_index
 
         opts = (options or SearchOptions(**kwargs)).check()

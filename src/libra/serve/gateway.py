@@ -111,10 +111,8 @@ class Gateway:
         missing = [s for s in served if s not in self.specs]
         if missing:
             raise ConfigError(
-                (
-                    f"the library's tools come from MCP server(s) {', '.join(served)}, but no [[mcp]] table "
-                    f"names {', '.join(missing)}: add them to the project file"
-                )
+                f"the library's tools come from MCP server(s) {', '.join(served)}, but no [[mcp]] table "
+                f"names {', '.join(missing)}: add them to the project file"
             )
         for spec in specs:
             if spec.command and "{" not in spec.command and find_command(spec.command) is None:
@@ -122,10 +120,8 @@ class Gateway:
         self.targets = targets_of(list(self.specs), tools)
         if not self.targets:
             raise ConfigError(
-                (
-                    f"none of the library's tools come from the MCP server(s) {', '.join(self.specs)}: is this "
-                    "the project file the library was built from?"
-                )
+                f"none of the library's tools come from the MCP server(s) {', '.join(self.specs)}: is this "
+                "the project file the library was built from?"
             )
         self._conns: dict[str, Any] = {}
         self._started: list[Any] = []  # every connection made (their pids outlive close() for checks)
@@ -168,18 +164,14 @@ class Gateway:
         unknown = sorted(set(arguments) - {"name", "arguments"})
         if unknown:
             raise GatewayInputError(
-                (
-                    f"unknown argument(s) {', '.join(unknown)}: call_tool takes name (a tool from search_tools) "
-                    "and arguments (an object of its inputs)"
-                )
+                f"unknown argument(s) {', '.join(unknown)}: call_tool takes name (a tool from search_tools) "
+                "and arguments (an object of its inputs)"
             )
         name, args = arguments.get("name"), arguments.get("arguments", {})
         if not isinstance(name, str) or not name.strip():
             raise GatewayInputError(
-                (
-                    "name is missing: pass the tool's name as search_tools gives it, e.g. "
-                    f'{{"name": "{example}", "arguments": {{...}}}}'
-                )
+                "name is missing: pass the tool's name as search_tools gives it, e.g. "
+                f'{{"name": "{example}", "arguments": {{...}}}}'
             )
         if args is None:
             args = {}
@@ -197,10 +189,8 @@ class Gateway:
             from libra.serve.server import schema_line
 
             raise GatewayInputError(
-                (
-                    f"arguments do not fit {name}'s input schema: {problem}. It takes "
-                    f"{schema_line(target.input_schema)} (* = required)"
-                )
+                f"arguments do not fit {name}'s input schema: {problem}. It takes "
+                f"{schema_line(target.input_schema)} (* = required)"
             )
         return target, args
 
@@ -250,18 +240,14 @@ class Gateway:
                     conn.start()
                 if target.tool not in {t.name for t in conn.tools}:
                     raise GatewayInputError(
-                        (
-                            f"MCP server {target.server!r} no longer offers {target.tool!r} (the library was "
-                            "built from another version of it): rebuild the library, or use another tool"
-                        )
+                        f"MCP server {target.server!r} no longer offers {target.tool!r} (the library was "
+                        "built from another version of it): rebuild the library, or use another tool"
                     )
                 return conn.call(target.tool, args)
             except McpServerError as exc:
                 raise GatewayInputError(
-                    (
-                        f"{name} cannot run: {exc}. The server's [[mcp]] configuration needs fixing; other "
-                        "servers' tools still work"
-                    )
+                    f"{name} cannot run: {exc}. The server's [[mcp]] configuration needs fixing; other "
+                    "servers' tools still work"
                 ) from None
             except CallFailed as exc:
                 again = (

@@ -223,10 +223,8 @@ def check_arguments(arguments: dict[str, Any], max_k: int) -> tuple[str, int]:
         raise SearchInputError("query is empty: describe the task in words, e.g. 'add a lamp to my cart'")
     if len(query) > MAX_QUERY_CHARS:
         raise SearchInputError(
-            (
-                f"query is {len(query):,} characters long; send at most {MAX_QUERY_CHARS:,}: describe the task "
-                "in a sentence or two"
-            )
+            f"query is {len(query):,} characters long; send at most {MAX_QUERY_CHARS:,}: describe the task "
+            "in a sentence or two"
         )
     if k is None:
         raise SearchInputError(f"k is missing: pass how many tools to return, 1 to {max_k}")
@@ -307,10 +305,8 @@ def build_server(
                 if params.name in served:
                     return await forwarder.call(params.name, arguments)
                 return error(
-                    (
-                        f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and "
-                        f"{', '.join(served)}; run a tool search_tools found through {served[0]}"
-                    )
+                    f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k) and "
+                    f"{', '.join(served)}; run a tool search_tools found through {served[0]}"
                 )
             return error(f"unknown tool {params.name[:100]!r}: this server has {SEARCH_TOOL}(query, k)")
         try:

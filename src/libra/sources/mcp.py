@@ -26,8 +26,8 @@ from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog
 from libra.errors import ConfigError
 from libra.runtime.base import ToolRuntimeError
-from libra.runtime.mcp.runtime import McpRuntime
 from libra.runtime.mcp.client import ServerSpec
+from libra.runtime.mcp.runtime import McpRuntime
 
 _SANDBOX_KEYS = {"template"}
 

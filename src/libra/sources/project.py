@@ -166,10 +166,8 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
         name = _string(entry["name"], path, section, "name")
         if not _SERVER_NAME.match(name):
             raise ConfigError(
-                (
-                    f"{_where(path, section)}: name {name!r} must start with a letter and hold only letters, "
-                    "digits, '_' and '-'"
-                )
+                f"{_where(path, section)}: name {name!r} must start with a letter and hold only letters, "
+                "digits, '_' and '-'"
             )
         if any(s.name == name for s in servers):
             raise ConfigError(f"{_where(path, section)}: a server named {name!r} is already listed")

@@ -71,10 +71,8 @@ def parse_spec(text: str, namespace: str | None = None) -> ToolSpec:
     raw = text.strip()
     if not raw:
         raise ConfigError(
-            (
-                "a tools source must not be empty: give MODULE, MODULE:OBJECT, path/to/file.py[:OBJECT], "
-                "optionally NAMESPACE=..."
-            )
+            "a tools source must not be empty: give MODULE, MODULE:OBJECT, path/to/file.py[:OBJECT], "
+            "optionally NAMESPACE=..."
         )
     head, eq, rest = raw.partition("=")
     if eq and _NAMESPACE.match(head.strip()):
@@ -109,20 +107,16 @@ def _import_file(path_text: str) -> ModuleType:
     name = path.stem
     if not name.isidentifier():
         raise ConfigError(
-            (
-                f"{path_text}: the file name {path.name!r} is not a valid module name (rename it with letters, "
-                "digits and '_')"
-            )
+            f"{path_text}: the file name {path.name!r} is not a valid module name (rename it with letters, "
+            "digits and '_')"
         )
     loaded = sys.modules.get(name)
     if loaded is not None:
         if Path(getattr(loaded, "__file__", "") or "").resolve() == path:
             return loaded
         raise ConfigError(
-            (
-                f"{path_text}: a module named {name!r} is already imported from "
-                f"{getattr(loaded, '__file__', None) or 'built-ins'}: rename the file"
-            )
+            f"{path_text}: a module named {name!r} is already imported from "
+            f"{getattr(loaded, '__file__', None) or 'built-ins'}: rename the file"
         )
     spec = importlib.util.spec_from_file_location(name, path)
     if path.suffix != ".py" or spec is None or spec.loader is None:
@@ -234,10 +228,8 @@ def resolve(spec: ToolSpec) -> Source:
             missing = _required_args(obj)
             if missing:
                 raise ConfigError(
-                    (
-                        f"{where}: class {obj.__name__} needs constructor arguments {missing}: name a factory "
-                        "function that returns an instance instead"
-                    )
+                    f"{where}: class {obj.__name__} needs constructor arguments {missing}: name a factory "
+                    "function that returns an instance instead"
                 )
             cls, factory = obj, None
         elif inspect.isfunction(obj) or inspect.isbuiltin(obj):
@@ -255,10 +247,8 @@ def resolve(spec: ToolSpec) -> Source:
             cls, factory = type(instance), obj
             if cls.__module__ == "builtins" or isinstance(instance, ModuleType):
                 raise ConfigError(
-                    (
-                        f"{where}: factory {spec.obj} returned a {cls.__name__}, not an instance of a class with "
-                        "tool methods"
-                    )
+                    f"{where}: factory {spec.obj} returned a {cls.__name__}, not an instance of a class with "
+                    "tool methods"
                 )
         else:
             raise ConfigError(f"{where}: {spec.obj} is a {type(obj).__name__}, not a class or a factory function")
@@ -309,10 +299,8 @@ def published_names(sources: Sequence[Source]) -> dict[str, str]:
     clashes = sorted(n for n, c in taken.items() if c > 1)
     if clashes:
         raise ConfigError(
-            (
-                f"tool name(s) {', '.join(clashes)} would be published twice: give one of the sources a "
-                "namespace (NAMESPACE=SOURCE)"
-            )
+            f"tool name(s) {', '.join(clashes)} would be published twice: give one of the sources a "
+            "namespace (NAMESPACE=SOURCE)"
         )
     return names
 

@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog
 from libra.errors import ConfigError
-from libra.benchmarks.base import Benchmark, Task
 
 
 class ToolsBenchmark(Benchmark):
@@ -51,10 +51,8 @@ class ToolsBenchmark(Benchmark):
         )
         if clash:
             raise ConfigError(
-                (
-                    f"fixture(s) {', '.join(clash)} have one value in the tool module and another in the project "
-                    "file: keep one"
-                )
+                f"fixture(s) {', '.join(clash)} have one value in the tool module and another in the project "
+                "file: keep one"
             )
         self._fixtures = {**module_fixtures, **(fixtures or {})}
         self._tasks = list(tasks)
@@ -151,19 +149,15 @@ class MixedBenchmark(Benchmark):
         clash = sorted(set(python.catalog().names) & set(mcp.catalog().names))
         if clash:
             raise ConfigError(
-                (
-                    f"tool name(s) {', '.join(clash)} come from both a [[python]] source and an [[mcp]] server: "
-                    "give the source a namespace"
-                )
+                f"tool name(s) {', '.join(clash)} come from both a [[python]] source and an [[mcp]] server: "
+                "give the source a namespace"
             )
         fix_py, fix_mcp = python.fixtures(), mcp.fixtures()
         differ = sorted(k for k in set(fix_py) & set(fix_mcp) if fix_py[k] != fix_mcp[k])
         if differ:
             raise ConfigError(
-                (
-                    f"fixture(s) {', '.join(differ)} have different values for the Python tools and the MCP "
-                    "servers: keep one"
-                )
+                f"fixture(s) {', '.join(differ)} have different values for the Python tools and the MCP "
+                "servers: keep one"
             )
         self._fixtures = {**fix_py, **fix_mcp}
         conventions = {"contract_rules": mcp.contract_rules, "calling_convention": mcp.calling_convention}

@@ -32,11 +32,11 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from libra.catalog import Catalog, Tool
-from libra.errors import CatalogError, ConfigError, MissingDependencyError
 from libra.benchmarks.appworld import env as appworld_env
 from libra.benchmarks.appworld.server import CONTACT, SUPERVISOR
 from libra.benchmarks.base import Benchmark, Task
+from libra.catalog import Catalog, Tool
+from libra.errors import CatalogError, ConfigError, MissingDependencyError
 
 BUNDLE = "retrieval_tasks.bundle"
 SERVER_FILE = Path(__file__).with_name("server.py")
@@ -70,10 +70,8 @@ def _run_in_env(*args: str, timeout: float = 600.0) -> None:
         )
     except subprocess.TimeoutExpired:
         raise MissingDependencyError(
-            (
-                f"the AppWorld environment did not finish '{args[0]}' within {timeout:.0f}s: re-create it "
-                f"({appworld_env.SETUP_HINT} --force)"
-            )
+            f"the AppWorld environment did not finish '{args[0]}' within {timeout:.0f}s: re-create it "
+            f"({appworld_env.SETUP_HINT} --force)"
         ) from None
     if proc.returncode != 0:
         tail = " | ".join(proc.stderr.strip().splitlines()[-2:])
@@ -146,10 +144,8 @@ def _read_official_tasks(data_dir: Path) -> list[Task]:
                 code = (folder / "ground_truth" / "compiled_solution.py").read_text(encoding="utf-8")
             except (OSError, json.JSONDecodeError) as exc:
                 raise CatalogError(
-                    (
-                        f"AppWorld task {task_id}: cannot read specs.json / ground_truth/compiled_solution.py "
-                        f"({exc.__class__.__name__}): check {folder}"
-                    )
+                    f"AppWorld task {task_id}: cannot read specs.json / ground_truth/compiled_solution.py "
+                    f"({exc.__class__.__name__}): check {folder}"
                 ) from None
             gold = sorted(set(re.findall(r"apis\.(\w+\.\w+)", code)))
             tasks.append(Task(id=task_id, query=specs["instruction"], gold=tuple(gold), metadata={"split": split}))
@@ -338,10 +334,8 @@ class AppWorldBenchmark(Benchmark):
             unknown = [g for g in t.gold if g not in names]
             if unknown:
                 raise CatalogError(
-                    (
-                        f"AppWorld task {t.id} needs {unknown[0]!r}, which is not in the generated catalog: "
-                        f"regenerate it (delete {cache_folder() / 'api_docs.json'})"
-                    )
+                    f"AppWorld task {t.id} needs {unknown[0]!r}, which is not in the generated catalog: "
+                    f"regenerate it (delete {cache_folder() / 'api_docs.json'})"
                 )
         return tasks
 

@@ -21,8 +21,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from libra._util.io import atomic_write_json
 from libra.errors import MissingDependencyError

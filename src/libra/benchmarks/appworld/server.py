@@ -100,7 +100,7 @@ def public_api_docs() -> list[dict[str, Any]]:
     docs = ApiDocCollection.build(include_response_schemas=True)
     out = []
     for app in docs.keys():
-        for api, doc in docs[app].items():
+        for doc in docs[app].values():
             out.append(json.loads(json.dumps(doc, default=str)))
     return out
 

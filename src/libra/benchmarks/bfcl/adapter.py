@@ -15,8 +15,6 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from libra.catalog import Catalog
-from libra.errors import CatalogError, MissingDependencyError
 from libra.benchmarks.base import Benchmark, Task
 
 # The catalog side lives with the runtime in :mod:`.bfcl_runtime` (one class table for both); these names are
@@ -31,6 +29,8 @@ from libra.benchmarks.bfcl.runtime import (  # noqa: F401 - re-exported
 from libra.benchmarks.bfcl.runtime import data_dir as _data_dir
 from libra.benchmarks.bfcl.runtime import raw_docs as _raw_docs
 from libra.benchmarks.bfcl.runtime import read_jsonl as _read_jsonl
+from libra.catalog import Catalog
+from libra.errors import CatalogError, MissingDependencyError
 
 #: class name -> (backend module under func_source_code, function-doc file stem): a view of
 #: :data:`~libra.benchmarks.bfcl.runtime.CLASS_MODULES`, where the one table is kept (the two are the same name).

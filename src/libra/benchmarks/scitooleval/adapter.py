@@ -20,16 +20,17 @@ import functools
 import gzip
 import json
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
+from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog, Tool
 from libra.errors import CatalogError, ConfigError, MissingDependencyError
 from libra.schema import encoded_format
-from libra.benchmarks.base import Benchmark, Task
 
 INSTALL_HINT = "pip install 'libra-tools[scitooleval]'"
 DATA_PACKAGE = "libra.benchmarks.scitooleval"
@@ -84,8 +85,8 @@ def graph_store() -> dict[str, list[list[str]]]:
 @functools.lru_cache(maxsize=1)
 def executable_names() -> frozenset[str]:
     """Names of the tools implemented offline (importing the module does not need RDKit)."""
-    from libra.runtime.python.runtime import public_functions
     from libra.benchmarks.scitooleval import tools as scitooleval_tools
+    from libra.runtime.python.runtime import public_functions
 
     return frozenset(public_functions(scitooleval_tools))
 
@@ -208,10 +209,8 @@ def load_all_tasks() -> list[Task]:
             unknown = [t for t in path if t not in names]
             if unknown:
                 raise CatalogError(
-                    (
-                        f"SciToolEval task {split}-{row:04d} names unknown tool(s) {unknown}: the data file is "
-                        "corrupt, reinstall libra-tools"
-                    )
+                    f"SciToolEval task {split}-{row:04d} names unknown tool(s) {unknown}: the data file is "
+                    "corrupt, reinstall libra-tools"
                 )
             meta: dict[str, Any] = {
                 "split": split,
@@ -236,10 +235,8 @@ def load_frozen() -> dict[str, Any]:
         ) from None
     if data.get("version") != FROZEN_VERSION or not isinstance(data.get("task_ids"), list):
         raise CatalogError(
-            (
-                f"{FROZEN_FILE} has version {data.get('version')!r}, expected {FROZEN_VERSION}: regenerate it "
-                "with benchmarks/freeze_scitooleval.py"
-            )
+            f"{FROZEN_FILE} has version {data.get('version')!r}, expected {FROZEN_VERSION}: regenerate it "
+            "with benchmarks/freeze_scitooleval.py"
         )
     return data
 
@@ -368,8 +365,8 @@ class SciToolEvalRuntime:
 def build_scitooleval_python_runtime() -> SciToolEvalRuntime:
     """The in-process runtime; also what each isolated worker builds (module-level, so it pickles)."""
     _require_rdkit()
-    from libra.runtime.python.runtime import PythonRuntime, error_key_rejection
     from libra.benchmarks.scitooleval import tools as scitooleval_tools
+    from libra.runtime.python.runtime import PythonRuntime, error_key_rejection
 
     # the tools turn unusable input into {"error": message}: that is their rejection
     inner = PythonRuntime.from_module(
@@ -476,7 +473,7 @@ class SciToolKGRetriever:
     _vectors: Any = None
     _neighbours: dict[str, list[str]] = field(default_factory=dict)
 
-    def fit(self, catalog: Catalog) -> "SciToolKGRetriever":
+    def fit(self, catalog: Catalog) -> SciToolKGRetriever:
         from libra.embeddings.embedders import embed_cached, get_embedder
 
         if isinstance(self.embedder, str):
@@ -597,10 +594,8 @@ class SciToolEvalBenchmark(Benchmark):
         missing = [i for i in keep if i not in by_id]
         if missing:
             raise CatalogError(
-                (
-                    f"{FROZEN_FILE} names unknown task(s) {missing[:3]}: regenerate it with "
-                    "benchmarks/freeze_scitooleval.py"
-                )
+                f"{FROZEN_FILE} names unknown task(s) {missing[:3]}: regenerate it with "
+                "benchmarks/freeze_scitooleval.py"
             )
         return [by_id[i] for i in keep]
 

@@ -27,11 +27,13 @@ import ast
 import functools
 import random
 import re
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 try:  # RDKit is optional at import time: the benchmark's catalog reads our function names without it
     from rdkit import Chem, DataStructs, RDLogger
-    from rdkit.Chem import AllChem, Descriptors, rdMolDescriptors as rdMD
+    from rdkit.Chem import AllChem, Descriptors
+    from rdkit.Chem import rdMolDescriptors as rdMD
 
     RDLogger.DisableLog("rdApp.*")
 except ImportError:  # pragma: no cover - exercised only without the extra
@@ -92,7 +94,7 @@ def _text(value: Any, what: str) -> str:
     return text
 
 
-def _mol(smiles: Any, sanitize: bool = True) -> "Chem.Mol":
+def _mol(smiles: Any, sanitize: bool = True) -> Chem.Mol:
     text = _text(smiles, "SMILES")
     mol = Chem.MolFromSmiles(text, sanitize=sanitize)
     if mol is None or mol.GetNumAtoms() == 0:
@@ -122,18 +124,18 @@ def _items(value: Any, what: str = "SMILES", split_dots: bool = True) -> list[st
     return [p for p in parts if p]
 
 
-def _mols(value: Any, minimum: int = 1) -> list[tuple[str, "Chem.Mol"]]:
+def _mols(value: Any, minimum: int = 1) -> list[tuple[str, Chem.Mol]]:
     items = _items(value)
     if len(items) < minimum:
         raise _Reject(f"expected at least {minimum} SMILES separated by commas (or '.'), got {len(items)}")
     return [(s, _mol(s)) for s in items]
 
 
-def _smiles(mol: "Chem.Mol") -> str:
+def _smiles(mol: Chem.Mol) -> str:
     return Chem.MolToSmiles(mol)
 
 
-def _conformer(mol: "Chem.Mol") -> "Chem.Mol":
+def _conformer(mol: Chem.Mol) -> Chem.Mol:
     """The molecule with explicit hydrogens and one seeded ETKDGv3 conformer.
 
     Embedding is by far the most expensive step and every 3D descriptor needs it, so conformers are cached per
@@ -155,7 +157,7 @@ def _embedded(smiles: str) -> tuple[str, Any]:
         return "reject", str(exc)
 
 
-def _embed(mol: "Chem.Mol") -> "Chem.Mol":
+def _embed(mol: Chem.Mol) -> Chem.Mol:
     molh = Chem.AddHs(mol)
     if molh.GetNumAtoms() > _MAX_ATOMS_3D:
         raise _Reject(f"molecule too large for a 3D conformer ({molh.GetNumAtoms()} atoms > {_MAX_ATOMS_3D})")
@@ -201,13 +203,13 @@ def _float_arg(parts: list[str], i: int, name: str, default: float) -> float:
         raise _Reject(f"{name} must be a number, got {parts[i]!r}") from None
 
 
-def _atom(mol: "Chem.Mol", idx: int) -> "Chem.Atom":
+def _atom(mol: Chem.Mol, idx: int) -> Chem.Atom:
     if not 0 <= idx < mol.GetNumAtoms():
         raise _Reject(f"atom index {idx} out of range: the molecule has {mol.GetNumAtoms()} atoms (0-based)")
     return mol.GetAtomWithIdx(idx)
 
 
-def _transform(smiles: Any, fn: Callable[["Chem.RWMol"], Any], sanitize: bool = True) -> dict[str, Any]:
+def _transform(smiles: Any, fn: Callable[[Chem.RWMol], Any], sanitize: bool = True) -> dict[str, Any]:
     mol = Chem.RWMol(_mol(smiles))
     out = fn(mol)
     mol = out if isinstance(out, Chem.Mol) else mol
@@ -217,7 +219,7 @@ def _transform(smiles: Any, fn: Callable[["Chem.RWMol"], Any], sanitize: bool = 
         raise _Reject(f"cannot write the result as SMILES ({exc})") from None
 
 
-def _define(name: str, field: str, compute: Callable[["Chem.Mol"], Any], doc: str, three_d: bool = False) -> None:
+def _define(name: str, field: str, compute: Callable[[Chem.Mol], Any], doc: str, three_d: bool = False) -> None:
     """Define a one-SMILES descriptor tool ``name`` returning ``{field: compute(mol)}`` in this module."""
 
     def tool(smiles: str) -> dict[str, Any]:
@@ -253,7 +255,7 @@ def ConvertSmilesToInchi(smiles: str) -> dict[str, Any]:
     return SMILESToInChI(smiles)
 
 
-def _inchi_mol(inchi: Any) -> "Chem.Mol":
+def _inchi_mol(inchi: Any) -> Chem.Mol:
     text = _text(inchi, "InChI")
     if not text.startswith("InChI="):
         raise _Reject(f"invalid InChI {text[:80]!r}: an InChI starts with 'InChI='")
@@ -429,7 +431,7 @@ _define(
 _define("GetAutocorrelation2D", "autocorr2d", rdMD.CalcAUTOCORR2D if Chem else None, "2D autocorrelation descriptors.")
 
 
-def _crippen(mol: "Chem.Mol") -> dict[str, float]:
+def _crippen(mol: Chem.Mol) -> dict[str, float]:
     logp, mr = rdMD.CalcCrippenDescriptors(mol)
     return {"logp": round(logp, _DIGITS), "mr": round(mr, _DIGITS)}
 
@@ -602,7 +604,7 @@ def GetEEMCharges(smiles: str) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------------------------------
 # fingerprints
 # ---------------------------------------------------------------------------------------------------------------
-def _morgan_bits(mol: "Chem.Mol", radius: int = 2, size: int = 2048) -> Any:
+def _morgan_bits(mol: Chem.Mol, radius: int = 2, size: int = 2048) -> Any:
     from rdkit.Chem import rdFingerprintGenerator
 
     return rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=size).GetFingerprint(mol)
@@ -694,7 +696,7 @@ _define(
 )
 
 
-def _morgan_sparse(mol: "Chem.Mol") -> dict[str, Any]:
+def _morgan_sparse(mol: Chem.Mol) -> dict[str, Any]:
     from rdkit.Chem import rdFingerprintGenerator
 
     return _sparse(rdFingerprintGenerator.GetMorganGenerator(radius=2).GetSparseCountFingerprint(mol))
@@ -985,7 +987,7 @@ def GetUseLegacyStereoPerception(smiles: str) -> dict[str, Any]:
     return {"use_legacy_stereo_perception": bool(Chem.GetUseLegacyStereoPerception())}
 
 
-def _pair(value: Any) -> tuple["Chem.Mol", "Chem.Mol"]:
+def _pair(value: Any) -> tuple[Chem.Mol, Chem.Mol]:
     parts = _items(value)
     if len(parts) != 2:
         raise _Reject(f"expected two SMILES (separated by '.' or a comma), got {len(parts)}")

@@ -25,11 +25,25 @@ import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
 from libra.catalog import Catalog, Tool
+from libra.contracts.check import register_proposer
+from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
+from libra.contracts.offline.proposer import (
+    OfflineProposer,
+    argument_exports,
+    is_read_tool,
+    response_exports,
+    schema_type,
+)
+from libra.contracts.offline.proposer import (
+    revise as offline_revise,
+)
+from libra.contracts.outcome import refusal_schema, with_refusals, without_refusals
+from libra.contracts.validate import contract_schema, validate_contract
 from libra.errors import ConfigError
 from libra.llm.client import (
     ENV_API_KEY,
@@ -47,18 +61,6 @@ from libra.llm.client import Attempt as _Attempt
 from libra.llm.client import BadRequest as _BadRequest
 from libra.llm.client import TransportExhausted as _TransportExhausted
 from libra.runtime.base import INVOCATION_RECORD_SCHEMA
-from libra.contracts.check import register_proposer
-from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
-from libra.contracts.offline.proposer import (
-    OfflineProposer,
-    argument_exports,
-    is_read_tool,
-    response_exports,
-    revise as offline_revise,
-    schema_type,
-)
-from libra.contracts.outcome import refusal_schema, with_refusals, without_refusals
-from libra.contracts.validate import contract_schema, validate_contract
 
 RuleProfile = Literal["shared", "registry", "stateful"]
 CallingConvention = Literal["signature", "json_object"]
@@ -106,7 +108,7 @@ def _prompt_text(name: str) -> str:
     return resources.files(__package__).joinpath("prompts", name).read_text(encoding="utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def prompt_templates() -> dict[str, Any]:
     """The prompt pieces shipped in ``libra/contracts/prompts`` (loaded once)."""
     return {
@@ -437,10 +439,8 @@ class LLMProposer:
             model = overrides.pop("model", None) or os.environ.get(ENV_MODEL)
             if not base_url or not model:
                 raise ConfigError(
-                    (
-                        "the llm proposer needs an endpoint and a model: pass --llm-base-url/--llm-model or set "
-                        f"${ENV_BASE_URL} and ${ENV_MODEL}"
-                    )
+                    "the llm proposer needs an endpoint and a model: pass --llm-base-url/--llm-model or set "
+                    f"${ENV_BASE_URL} and ${ENV_MODEL}"
                 )
             config = LLMConfig(base_url=base_url, model=model, **overrides)
         elif overrides:
@@ -562,10 +562,8 @@ class LLMProposer:
         fallback = self._offline.propose(tool)
         fallback.flags.append(FALLBACK_FLAG)
         fallback.notes.append(
-            (
-                f"llm {self.config.model}: no usable contract in {CALL_BUDGET} attempts; last problem: "
-                f"{problems[-1] if problems else 'none'}"
-            )
+            f"llm {self.config.model}: no usable contract in {CALL_BUDGET} attempts; last problem: "
+            f"{problems[-1] if problems else 'none'}"
         )
         return fallback
 

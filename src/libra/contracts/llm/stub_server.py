@@ -18,13 +18,15 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from libra.catalog import Tool
 from libra.contracts.model import Contract
-from libra.contracts.offline.proposer import propose as offline_propose, revise as offline_revise
+from libra.contracts.offline.proposer import propose as offline_propose
+from libra.contracts.offline.proposer import revise as offline_revise
 
 
 @dataclass
@@ -172,7 +174,7 @@ class OpenAIStubServer:
         with self._lock:
             return [r for r in self.received if r.tool == tool]
 
-    def start(self) -> "OpenAIStubServer":
+    def start(self) -> OpenAIStubServer:
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -189,7 +191,7 @@ class OpenAIStubServer:
         finally:
             self._httpd.server_close()
 
-    def __enter__(self) -> "OpenAIStubServer":
+    def __enter__(self) -> OpenAIStubServer:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import jsonpath
 
 from libra.catalog import Tool
-from libra.runtime.base import json_type  # noqa: F401 - re-exported for contract code
+from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
 from libra.contracts.model import (
     CHECKED_LITERAL,
     MAX_REVISIONS,
@@ -28,8 +29,6 @@ from libra.contracts.model import (
     FromText,
     Template,
 )
-from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
-from libra.contracts.text_values import STRUCTURED_KINDS, is_text, text_findings
 from libra.contracts.outcome import (
     canonical_path,
     classify,
@@ -42,7 +41,8 @@ from libra.contracts.outcome import (
     schema_accepts,
     with_refusals,
 )
-from libra.schema import message_parameter, repair_literal
+from libra.contracts.text_values import STRUCTURED_KINDS, is_text, text_findings
+from libra.runtime.base import json_type  # noqa: F401 - re-exported for contract code
 from libra.schema import (  # noqa: F401 - re-exported: these lived here before schema.py
     CONTACT_ADDRESS,
     ENCODED_KINDS,
@@ -60,6 +60,8 @@ from libra.schema import (  # noqa: F401 - re-exported: these lived here before 
     encoded_format,
     field_text,
     literal_for,
+    message_parameter,
+    repair_literal,
     schema_type,
     sentinel_for,
     words,
@@ -378,7 +380,7 @@ def decide_parameter(tool: Tool, name: str, schema: dict[str, Any]) -> ParamDeci
     kind = account_creation_kind(tool)
     if (
         comp & CREDENTIALS
-        and not (last in ISSUED_IDENTITY)
+        and last not in ISSUED_IDENTITY
         and (kind == "create" or kind == "recover" and comp & SECRETS)
     ):
         return ParamDecision("literal", "H5 new account identifier/secret at creation (rule 12)")
@@ -1256,10 +1258,8 @@ def _split_exclusive(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) 
         new.templates[at : at + 1] = replacement
         kept_names = ", ".join(t.name for t in replacement) or "none new"
         changed.append(
-            (
-                f"template {name}: split over inputs that exclude one another ({', '.join(group.inputs)}) into "
-                f"{kept_names} ({_clip_message(message)})"
-            )
+            f"template {name}: split over inputs that exclude one another ({', '.join(group.inputs)}) into "
+            f"{kept_names} ({_clip_message(message)})"
         )
     return changed
 
@@ -1387,10 +1387,8 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
         if pointer is not None:
             new.flags.append(f"{NESTED_REFERENCE}{param}:{json.dumps(pointer)}")
             changed.append(
-                (
-                    f"{param}: {'/'.join(map(str, pointer))} names an existing record (the tool refused the "
-                    f"invented value: {_clip_message(message)})"
-                )
+                f"{param}: {'/'.join(map(str, pointer))} names an existing record (the tool refused the "
+                f"invented value: {_clip_message(message)})"
             )
             continue
         for template in new.templates:
@@ -1437,10 +1435,8 @@ def revise(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> Co
     for export in text_exports(new, tool, [r for _a, r in successes], taken):
         new.exports.append(export)
         changed.append(
-            (
-                f"export {export.name} added: {export.from_text.kind} values inside the text at "
-                f"{export.source}:{export.path}"
-            )
+            f"export {export.name} added: {export.from_text.kind} values inside the text at "
+            f"{export.source}:{export.path}"
         )
     if not changed:
         return None

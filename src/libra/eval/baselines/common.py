@@ -13,15 +13,16 @@ import hashlib
 import json
 import re
 import threading
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 from libra._util.io import atomic_write_json
 from libra.catalog import Catalog, Tool
-from libra.llm.client import ChatClient, ChatConfig, ChatStats, LLMEndpointError
 from libra.embeddings.embedders import cache_dir
+from libra.llm.client import ChatClient, ChatConfig, ChatStats, LLMEndpointError
 
 T = TypeVar("T")
 R = TypeVar("R")

@@ -17,15 +17,16 @@ Why it looks like this (paper Appendix D and Figure 14, prompt rewritten in libr
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from libra.catalog import Catalog, Tool
-from libra.llm.client import ReplyError, parse_json_object
-from libra.retrieval.dense import DenseRetriever
 from libra.embeddings.embedders import embed_cached
 from libra.eval.baselines.common import LLMRun, category, outputs, prompt_version
+from libra.llm.client import ReplyError, parse_json_object
+from libra.retrieval.dense import DenseRetriever
 
 RELATIONS: tuple[str, ...] = (
     "has_line_of_business",
@@ -126,7 +127,7 @@ class EgoTripRetriever:
         self.run.fallback(tool.name, "triples", f"{err}; the tool keeps only its own node")
         return []
 
-    def fit(self, catalog: Catalog) -> "EgoTripRetriever":
+    def fit(self, catalog: Catalog) -> EgoTripRetriever:
         self.dense.fit(catalog)
         path = self.run.artifact_path(self.name, catalog, {"prompts": VERSION})
         stored = self.run.load_artifact(path)

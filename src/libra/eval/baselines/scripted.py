@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from libra.catalog import Catalog, Tool
 from libra.contracts.llm.stub_server import OfflineResponder, Reply

@@ -20,14 +20,15 @@ paper's setting, quadratic). An unreadable or unknown label is recorded as a fal
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from libra.catalog import Catalog, Tool
+from libra.eval.baselines.common import LLMRun, prompt_version, tool_card
 from libra.llm.client import ReplyError, parse_json_object
 from libra.retrieval.dense import DenseRetriever
-from libra.eval.baselines.common import LLMRun, prompt_version, tool_card
 
 LABELS: tuple[str, ...] = ("a_depends_on_b", "b_depends_on_a", "no_dependency")
 DEFAULT_NEIGHBOURS = 10
@@ -122,7 +123,7 @@ class TGRRetriever:
         self.run.fallback(f"{a.name} | {b.name}", "label", f"{err}; counted as no_dependency")
         return "no_dependency"
 
-    def fit(self, catalog: Catalog) -> "TGRRetriever":
+    def fit(self, catalog: Catalog) -> TGRRetriever:
         self.dense.fit(catalog)
         assert self.dense.tool_vectors is not None
         pairs = candidate_pairs(self.dense.tool_vectors, self.neighbours)

@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import re
 import threading
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from libra.catalog import Catalog
-from libra.llm.client import ReplyError, parse_json_object
 from libra.eval.baselines.common import LLMRun, strip_reasoning
+from libra.llm.client import ReplyError, parse_json_object
 
 TOOL_NAME = "tool_retriever"
 MAX_ITERATIONS = 10
@@ -167,7 +168,7 @@ class ToolReAGtRetriever:
         self.iterations: list[int] = []  # per query: agent turns taken (LLM calls)
         self.searches: list[int] = []
 
-    def fit(self, catalog: Catalog) -> "ToolReAGtRetriever":
+    def fit(self, catalog: Catalog) -> ToolReAGtRetriever:
         self.catalog = catalog
         return self
 

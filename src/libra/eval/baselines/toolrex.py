@@ -18,16 +18,17 @@ second model for the judge; here one ``--llm-model`` does all three steps.
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from libra.catalog import Catalog, Tool
+from libra.embeddings.embedders import embed_cached
+from libra.eval.baselines.common import LLMRun, prompt_version, strip_reasoning, tool_card
 from libra.llm.client import ReplyError, parse_json_object
 from libra.retrieval.dense import DenseRetriever
 from libra.retrieval.documents import tool_document
-from libra.embeddings.embedders import embed_cached
-from libra.eval.baselines.common import LLMRun, prompt_version, strip_reasoning, tool_card
 
 GENERATE_SYSTEM = (
     "You write search profiles for software tools. Read one tool's public metadata and describe the tool so that a "
@@ -177,7 +178,7 @@ class ToolRexRetriever:
         self.document = document
         self.profiles: dict[str, dict[str, Any] | None] = {}
 
-    def fit(self, catalog: Catalog) -> "ToolRexRetriever":
+    def fit(self, catalog: Catalog) -> ToolRexRetriever:
         path = self.run.artifact_path(self.name, catalog, {"prompts": VERSION})
         stored = self.run.load_artifact(path)
         if stored is not None:

@@ -43,14 +43,15 @@ import gzip
 import hashlib
 import json
 import pickle
-import re
 import random
+import re
 import zlib
 from collections import ChainMap
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import jsonschema
 
@@ -59,22 +60,22 @@ from libra.catalog import Catalog, Tool
 from libra.contracts.exclusive import Exclusive, exclusive_inputs, one_of
 from libra.contracts.model import Contract
 from libra.contracts.offline.proposer import is_creation_tool, literal_for, schema_type, sentinel_for
-from libra.schema import stated_form, words
 from libra.contracts.outcome import classify_keyed, extract, rejection_message, schema_key
 from libra.contracts.text_values import is_empty_text
-from libra.library.artifact import Candidate, Relation, dedupe
 from libra.embeddings.fields import humanize
 from libra.induction.config import DEFAULT_MAX_CALLS, DEFAULT_MAX_DEPTH
-from libra.induction.judges import Run, judge_compatibility, judge_provenance, judge_state
-from libra.probing.memo import MemoKey, MemoStore, memo_key
-from libra.probing.nodes import Node, child, lineage
 from libra.induction.explore.pair_counts import PairCounts
-from libra.probing.paths import canonical_path
-from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from libra.induction.explore.retries import RetryLedger, retry_budget
 from libra.induction.explore.worklist import Item, ItemCodec, PackedHeap, PackedQueue
+from libra.induction.judges import Run, judge_compatibility, judge_provenance, judge_state
+from libra.library.artifact import Candidate, Relation, dedupe
+from libra.probing.memo import MemoKey, MemoStore, memo_key
+from libra.probing.nodes import Node, child, lineage
+from libra.probing.paths import canonical_path
+from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from libra.runtime.base import InvocationRecord, Runtime, State
 from libra.runtime.diff import path_keys
+from libra.schema import stated_form, words
 
 CHECKPOINT_VERSION = 34  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
@@ -1745,7 +1746,7 @@ class Engine:
                 failed.append((item, args, used, gate_message(rejection_message(rec), args)))
         return failed
 
-    def _learn_exclusive(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: "Wave") -> bool:
+    def _learn_exclusive(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: Wave) -> bool:
         """Learn from a refusal that the call gave several of a set of inputs that exclude one another, and run
         the item again; True when the refusal was about such a set (whether or not the item runs again).
 
@@ -2044,7 +2045,7 @@ class Engine:
         used: dict[str, int],
         rec: dict[str, Any],
         new_state: State,
-        wave: "Wave",
+        wave: Wave,
     ) -> None:
         """Log a successful call and plan everything it leads to: the free state test against the parent state,
         a control per upstream value it used (lines 17-19), the state it created, the values it exports and the
@@ -2110,7 +2111,7 @@ class Engine:
         args: dict[str, Any],
         used: dict[str, int],
         rec: dict[str, Any],
-        wave: "Wave",
+        wave: Wave,
         aside: bool = False,
     ) -> None:
         """One counterfactual control per upstream value the success used (Algorithm 1, lines 17-19), each pair at
@@ -2430,7 +2431,7 @@ class Engine:
                 return True
         return False
 
-    def _plan_sweeps(self, item: Item, node: Node, target: Node, call_id: int, wave: "Wave") -> None:
+    def _plan_sweeps(self, item: Item, node: Node, target: Node, call_id: int, wave: Wave) -> None:
         """The state dependency sweep of a state change (Algorithm 1, lines 26-32): every other tool's templates
         re-run from the new state (line 32) and, where no state relation is known yet, tested before and after."""
         cfg = self.config
@@ -2484,7 +2485,7 @@ class Engine:
             calls.append((parent.state, info.tool, info.args))
         return calls
 
-    def _run_tests(self, wave: "Wave") -> None:
+    def _run_tests(self, wave: Wave) -> None:
         """Run a wave's controls and state tests in batches and record what the judges keep.
 
         Controls and the "before" half of every state test run in one batch; the "after" half only where the
@@ -2591,7 +2592,7 @@ class Engine:
         return self.pair_tests.get(pair, 0) + min(moot, 1) - moot
 
     # --------------------------------------------------------------------------- phase 4: record relations
-    def _record_value_test(self, t: "ValueTest", control_rec: dict[str, Any]) -> None:
+    def _record_value_test(self, t: ValueTest, control_rec: dict[str, Any]) -> None:
         """Judge one value test (Algorithm 1, lines 20-23) and keep the relation the judges admit."""
         pv = self.values[t.vid]
         param = t.pair[3]

@@ -108,10 +108,8 @@ class ServerSpec:
         where = f"MCP server {self.name!r}"
         if not isinstance(self.name, str) or not _NAME.match(self.name):
             raise ConfigError(
-                (
-                    f"MCP server name {self.name!r} must be letters, digits, '_' or '-' (it prefixes tool names "
-                    "as NAME.tool)"
-                )
+                f"MCP server name {self.name!r} must be letters, digits, '_' or '-' (it prefixes tool names "
+                "as NAME.tool)"
             )
         if not self.command and not self.url:
             raise ConfigError(f"{where} has neither 'command' (stdio) nor 'url' (Streamable HTTP): give one")
@@ -125,10 +123,8 @@ class ServerSpec:
             raise ConfigError(f'{where}: \'state\' must be "files" or "process", not {self.state!r}')
         if self.state == "process" and not self.command:
             raise ConfigError(
-                (
-                    f"{where}: state = \"process\" needs 'command': the memory of a server someone else runs "
-                    "cannot be reset"
-                )
+                f"{where}: state = \"process\" needs 'command': the memory of a server someone else runs "
+                "cannot be reset"
             )
         if not (
             isinstance(self.timeout, (int, float))

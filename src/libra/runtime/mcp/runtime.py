@@ -402,10 +402,8 @@ class McpRuntime:
         entry = self._tools.get(tool)
         if entry is None:
             raise UnknownToolError(
-                (
-                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._tools)} tools named "
-                    f"like {next(iter(self._tools), '?')!r}"
-                )
+                f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._tools)} tools named "
+                f"like {next(iter(self._tools), '?')!r}"
             )
         if args is None:
             args = {}

@@ -85,10 +85,8 @@ def npm_servers_bin() -> Path:
     missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
     if missing:
         raise ConfigError(
-            (
-                f"{' and '.join(missing)} not found: install Node.js 20 or newer (e.g. apt-get install nodejs "
-                "npm) to run the npm MCP servers"
-            )
+            f"{' and '.join(missing)} not found: install Node.js 20 or newer (e.g. apt-get install nodejs "
+            "npm) to run the npm MCP servers"
         )
     root = cache_root() / "npm"
     stamp = root / ".libra-installed"

@@ -38,10 +38,11 @@ import os
 import random
 import sys
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 #: The instant every call sees as "now" unless the runtime is given another (see the module docstring for why).
-FIXED_NOW = _dt.datetime(2025, 1, 1, 12, 0, 0, tzinfo=_dt.timezone.utc)
+FIXED_NOW = _dt.datetime(2025, 1, 1, 12, 0, 0, tzinfo=_dt.UTC)
 
 
 class DeterministicBytes:
@@ -64,10 +65,10 @@ def _destination(clock: _dt.datetime) -> _dt.datetime | int:
     zone to UTC for the call (so naive local times read the same on every machine), or, when the process already
     runs in UTC, the bare timestamp, which fixes the same instant without two ``tzset`` calls per call."""
     if clock.tzinfo is None:
-        clock = clock.replace(tzinfo=_dt.timezone.utc)
+        clock = clock.replace(tzinfo=_dt.UTC)
     if time.timezone == 0 and time.altzone == 0 and os.environ.get("TZ") in (None, "", "UTC", "UTC0", "Etc/UTC"):
         return int(clock.timestamp() * 1_000_000) / 1_000_000 if clock.microsecond else int(clock.timestamp())
-    return clock.astimezone(_dt.timezone.utc)
+    return clock.astimezone(_dt.UTC)
 
 
 @contextlib.contextmanager

@@ -29,8 +29,9 @@ import re
 import types
 import typing
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import docstring_parser
 import pydantic_core
@@ -158,7 +159,7 @@ def _portable(tp: Any, _seen: frozenset[int] = frozenset()) -> Any:
     if all(a is b for a, b in zip(new, args)):
         return tp
     if origin is typing.Union or origin is types.UnionType:
-        return typing.Union[new]
+        return typing.Union[new]  # noqa: UP007 - a Union built from a tuple of arguments has no | spelling
     if hasattr(tp, "copy_with"):
         return tp.copy_with(new)
     return types.GenericAlias(origin, new)

@@ -47,9 +47,11 @@ import pickle
 import random
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, ContextManager, Iterable, Mapping, Sequence
+from typing import Any
 
 from libra.catalog import Catalog, Tool
 from libra.errors import CatalogError
@@ -226,7 +228,7 @@ class PythonRuntime:
         config: Mapping[str, Any] | None = None,
         ignore_attrs: Iterable[str] = (),
         reseed_random: bool = True,
-        call_context: Callable[[], ContextManager[Any]] | None = None,
+        call_context: Callable[[], AbstractContextManager[Any]] | None = None,
         trusted: bool = False,
         name: str = "python",
         view_cache_size: int = 8192,
@@ -388,11 +390,11 @@ class PythonRuntime:
 
     # -- construction helpers ---------------------------------------------------------------------------
     @classmethod
-    def from_classes(cls, classes: Sequence[type], **kwargs: Any) -> "PythonRuntime":
+    def from_classes(cls, classes: Sequence[type], **kwargs: Any) -> PythonRuntime:
         return cls(classes=classes, **kwargs)
 
     @classmethod
-    def from_module(cls, module: ModuleType, **kwargs: Any) -> "PythonRuntime":
+    def from_module(cls, module: ModuleType, **kwargs: Any) -> PythonRuntime:
         return cls(modules=[module], **kwargs)
 
     # -- states -----------------------------------------------------------------------------------------
@@ -567,10 +569,8 @@ class PythonRuntime:
         entry = self._entries.get(tool)
         if entry is None:
             raise UnknownToolError(
-                (
-                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._entries)} tools named "
-                    f"like {next(iter(self._entries), '?')!r}"
-                )
+                f"unknown tool {tool!r}: runtime {self.catalog.name!r} has {len(self._entries)} tools named "
+                f"like {next(iter(self._entries), '?')!r}"
             )
         return entry
 

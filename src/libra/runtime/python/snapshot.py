@@ -47,9 +47,10 @@ import io
 import pickle
 import random
 import types
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import islice
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from libra.runtime.base import StatePart
 from libra.runtime.diff import _diff, _ViewBuilder, content_hash, index_path, key_path, object_view

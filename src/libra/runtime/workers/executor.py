@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from libra.catalog import Catalog
-from libra.runtime.workers import sandbox
 from libra.runtime.base import InvocationRecord, State, StatePart, ToolRuntimeError, UnknownToolError
+from libra.runtime.workers import sandbox
 from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES, part_size
 from libra.runtime.workers.worker import Items, RuntimeFactory, WorkerServer, _Store, is_split
 
@@ -143,7 +143,7 @@ class Channel(ABC):
         """Ask the worker to exit."""
         self.send(("close",))
 
-    def join(self, timeout_s: float) -> None:
+    def join(self, timeout_s: float) -> None:  # noqa: B027 - a channel with no process to wait for waits for nothing
         """Give a stopping worker ``timeout_s`` to exit."""
 
     @abstractmethod
@@ -512,10 +512,8 @@ class Executor:
     def _check_call(self, state: Any, tool: str, args: Any) -> None:
         if tool not in self.catalog:
             raise UnknownToolError(
-                (
-                    f"unknown tool {tool!r}: runtime {self.catalog.name!r} has no such tool (names are like "
-                    f"{self.catalog.names[0]!r})"
-                )
+                f"unknown tool {tool!r}: runtime {self.catalog.name!r} has no such tool (names are like "
+                f"{self.catalog.names[0]!r})"
             )
         if not isinstance(args, Mapping):
             raise ToolRuntimeError(f"arguments of {tool!r} must be a JSON object (dict), got {type(args).__name__}")
@@ -670,10 +668,8 @@ class CallStream:
         except Exception as exc:  # noqa: BLE001 - unpicklable arguments or state
             slot.busy = None
             raise ToolRuntimeError(
-                (
-                    f"cannot send a call of {tool!r} to a {ex.transport.noun} ({type(exc).__name__}: {exc}): "
-                    "arguments must be JSON data"
-                )
+                f"cannot send a call of {tool!r} to a {ex.transport.noun} ({type(exc).__name__}: {exc}): "
+                "arguments must be JSON data"
             ) from None
         self.busy[slot.channel] = si
 

@@ -32,10 +32,8 @@ from typing import Any
 
 from libra._util.interrupts import interrupts_deferred
 from libra.catalog import Catalog
-from libra.runtime.workers import sandbox
 from libra.runtime.base import InvocationRecord, State, ToolRuntimeError
-from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
-from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
+from libra.runtime.workers import sandbox
 from libra.runtime.workers.executor import (
     DEFAULT_RECYCLE_MB,
     Call,
@@ -46,6 +44,8 @@ from libra.runtime.workers.executor import (
     WorkerLost,
     _signal_name,
 )
+from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
+from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
 from libra.runtime.workers.sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
 from libra.runtime.workers.worker import RuntimeFactory, _Store
 from libra.runtime.workers.worker import is_split as _split

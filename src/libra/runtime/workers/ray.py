@@ -244,10 +244,8 @@ class RayTransport(Transport):
         except ray.exceptions.GetTimeoutError:
             channel.kill()
             raise ToolRuntimeError(
-                (
-                    f"a Ray actor did not start within {max(timeout_s, self.start_timeout_s):.0f}s: does the "
-                    "cluster have a free CPU per worker?"
-                )
+                f"a Ray actor did not start within {max(timeout_s, self.start_timeout_s):.0f}s: does the "
+                "cluster have a free CPU per worker?"
             ) from None
         except ray.exceptions.RayError as exc:
             channel.kill()
@@ -317,10 +315,8 @@ def ray_session(address: str | None, num_cpus: int | None) -> Iterator[None]:
     except Exception as exc:  # noqa: BLE001 - Ray raises many kinds; one line says what failed
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         raise ConfigError(
-            (
-                f"cannot start or reach {where}: {type(exc).__name__}: "
-                f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-            )
+            f"cannot start or reach {where}: {type(exc).__name__}: "
+            f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
         ) from None
     try:
         yield

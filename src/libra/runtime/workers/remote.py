@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from libra.catalog import Catalog
-from libra.runtime.workers import sandbox
 from libra.runtime.base import (
     InvocationRecord,
     State,
@@ -43,8 +42,7 @@ from libra.runtime.base import (
     ToolRuntimeError,
     parts_fingerprint,
 )
-from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
-from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
+from libra.runtime.workers import sandbox
 from libra.runtime.workers.executor import (
     DEFAULT_RECYCLE_MB,
     Call,
@@ -54,6 +52,8 @@ from libra.runtime.workers.executor import (
     WorkerLost,
     _signal_name,
 )
+from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
+from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
 
 __all__ = ["PIPE_BYTES", "PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime", "widen_pipe"]
 
@@ -312,10 +312,8 @@ class InterpreterTransport(Transport):
             tail = channel.log_tail()
             channel.kill()
             raise ToolRuntimeError(
-                (
-                    f"a {self.name} server died while starting "
-                    f"({_signal_name(channel.proc.returncode)}){': ' + tail if tail else ''}"
-                )
+                f"a {self.name} server died while starting "
+                f"({_signal_name(channel.proc.returncode)}){': ' + tail if tail else ''}"
             ) from None
         if msg[0] != "ready":
             channel.kill()

@@ -34,9 +34,8 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from libra.errors import LibraError
-from libra.runtime.workers import heap
-from libra.runtime.workers import sandbox
 from libra.runtime.base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError
+from libra.runtime.workers import heap, sandbox
 from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES, GuardedRuntime
 from libra.runtime.workers.lru import PartStore
 
