@@ -4,6 +4,7 @@ the values those calls exported, every call through the memo of invocations."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,7 +164,7 @@ class Walk:
                 best, chosen = key, (node.id if node is not None else None, *fill(literal_args, picks))
         return chosen
 
-    def _checked_templates(self, tool_checks: dict[str, ToolCheck]):
+    def _checked_templates(self, tool_checks: dict[str, ToolCheck]) -> Iterator[tuple[Tool, Template, TemplateCheck]]:
         """(tool, template, check) of every executable tool whose contract passed validation, in catalog order:
         the later passes over the checked templates all walk the same set in the same order."""
         for tool in self.catalog:
