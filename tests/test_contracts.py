@@ -235,7 +235,7 @@ def test_argument_constructors_round_trip() -> None:
 
 
 def _decide(tool_name: str, param: str, description: str, type_: str = "string") -> str:
-    from libra.contracts.offline.proposer import decide_parameter
+    from libra.contracts.offline.decisions import decide_parameter
 
     tool = Tool.from_dict(
         {
@@ -269,7 +269,7 @@ def test_phone_numbers_address_people_but_stay_free_in_new_records() -> None:
     )
     assert _decide("add_contact", "phone_number", "Phone number of the new contact.") == "literal"
     assert _decide("set_alarm", "number", "How many alarms to set.") == "literal"  # a bare number is a quantity
-    from libra.contracts.offline.proposer import literal_for
+    from libra.contracts.literals import literal_for
 
     assert literal_for("phone_number", {"type": "string"}).isdigit()
 
@@ -280,7 +280,7 @@ def test_observed_leaves_keep_numbered_field_names():
     Before, a single digit in any key made the whole mapping data-keyed, so a search's customers were exported as
     one ``$[*][*]`` blob and no tool could be given a customer's id or zip code.
     """
-    from libra.contracts.offline.proposer import observed_leaves
+    from libra.contracts.leaves import observed_leaves
 
     leaves = observed_leaves([{"customer_id": "C100001", "address1": "1 Mill Street", "zip_code": "LS123"}])
     assert set(leaves) == {"$[*].customer_id", "$[*].address1", "$[*].zip_code"}
@@ -293,7 +293,7 @@ def test_exports_without_a_field_name_are_named_after_the_tool():
     """A scalar reply, or the elements of a bare list of scalars, is named by the tool minus its read verb: the
     name is what offers are ranked by and what propagation picks providers by; ``response_value`` resembles no
     input."""
-    from libra.contracts.offline.proposer import response_exports
+    from libra.contracts.offline.exports import response_exports
 
     genres = Tool(
         "show_genres",

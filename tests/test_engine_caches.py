@@ -12,9 +12,9 @@ from pathlib import Path
 
 import jsonschema
 
+from libra._util.text import words
 from libra.catalog import Catalog, Tool
 from libra.induction.explore.engine import Engine
-from libra.schema import words
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,5 +1,5 @@
 """Inputs that exclude one another: the set read from the tool's rejection (:mod:`libra.contracts.exclusive`)
-and the revision that splits a refused template into one per input (:func:`libra.contracts.offline.proposer.revise`)."""
+and the revision that splits a refused template into one per input (:func:`libra.contracts.offline.revision.revise`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import pytest
 
 from libra.catalog import Tool
 from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs, one_of
-from libra.contracts.offline.proposer import exclusive_repairs, propose, revise
+from libra.contracts.offline.feedback import exclusive_repairs
+from libra.contracts.offline.proposer import propose
+from libra.contracts.offline.revision import revise
 
 PARAMS = ["access_token", "track_id", "album_id", "playlist_id", "position", "email", "phone"]
 
@@ -139,12 +141,12 @@ def test_the_exploration_alone_learns_the_set(monkeypatch) -> None:
     """A tool behind a sign-in is often first called by the exploration, after checking: with checking's split
     switched off, the exploration learns the set from its own refused call, keeps one input per call from then
     on, and still finds every designed relation of the player catalog."""
-    import libra.contracts.check as check
-    import libra.contracts.offline.proposer as offline
+    import libra.contracts.checking.checker as checker
+    import libra.contracts.offline.revision as revision
     from tests import generalization as gen
 
-    monkeypatch.setattr(offline, "exclusive_repairs", lambda *a, **k: [])
-    monkeypatch.setattr(check, "exclusive_repairs", lambda *a, **k: [])
+    monkeypatch.setattr(revision, "exclusive_repairs", lambda *a, **k: [])
+    monkeypatch.setattr(checker, "exclusive_repairs", lambda *a, **k: [])
     outcome = gen.build("player")
     assert [t["name"] for t in outcome.library.contracts["player.play"]["templates"]] == ["complete", "required_only"]
     assert not outcome.missing and not outcome.hits, (outcome.missing, outcome.hits)

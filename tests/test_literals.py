@@ -9,8 +9,10 @@ from typing import Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog, Tool
-from libra.contracts.offline.proposer import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS, decide_parameter, propose
-from libra.schema import described_choices, literal_for
+from libra.contracts.literals import described_choices, literal_for
+from libra.contracts.offline.decisions import decide_parameter
+from libra.contracts.offline.proposer import propose
+from libra.contracts.offline.templates import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS
 
 
 def _tool(name: str, properties: dict[str, Any], required: list[str] | None = None, description: str = "") -> Tool:
@@ -250,7 +252,7 @@ def test_message_naming_another_input_blames_no_literal():
     Before, "phone_number must start with '+'" was written into a message's ``text`` literal, the only literal
     of the call, while the phone number (an observation) stayed malformed.
     """
-    from libra.schema import message_parameter
+    from libra.contracts.repair import message_parameter
 
     msg = "ValueError: phone_number must start with '+' and country code"
     assert message_parameter(msg, {"text": "sample text"}) == "text"  # no other input known: the only literal

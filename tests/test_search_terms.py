@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
+from libra.contracts.literals import field_text, literal_for, search_term_literal
 from libra.induction.build import BuildOptions, build_library
-from libra.schema import field_text, literal_for, search_term_literal
 
 from .induction_toys import ClassesBenchmark
 

@@ -12,7 +12,8 @@ import pytest
 from libra.catalog import Tool
 from libra.cli.main import main
 from libra.contracts.model import Contract, Export, FromText
-from libra.contracts.offline.proposer import propose, revise
+from libra.contracts.offline.proposer import propose
+from libra.contracts.offline.revision import revise
 from libra.contracts.outcome import extract
 from libra.contracts.text_values import is_empty_text, text_findings, text_values
 from libra.contracts.validate import validate_contract

@@ -9,7 +9,7 @@ exercises, each a generic rule of the proposer:
   so the listing succeeds and the paths it reveals reach ``read_draft``.
 - ``move_draft``'s refusal of a missing source quotes both the source and the destination it was given
   ("rename 'a' -> 'b'"): a message quoting several of the call's values does not say which one names nothing, so
-  no literal is turned into a reference on its account (``offline.missing_references``), and the destination
+  no literal is turned into a reference on its account (``feedback.missing_references``), and the destination
   stays a new name the call chooses. ``write_draft -> move_draft`` is then found.
 - ``patch_draft`` takes a list of edits whose ``old_text`` must be an exact piece of the current text; its refusal
   says it "could not find" the invented piece, so that leaf alone becomes a reference and texts other calls

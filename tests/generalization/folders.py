@@ -8,9 +8,9 @@ What it exercises, each a generic rule:
   well as a file's does, and both refuse a folder. Both walks of the sandbox fill an input with the best-named
   value they have seen, the folder; a failed call with one value of a name says little about the other values of
   that name, so each retries the next equally named one, the file (``libra.probing.rebind``: contract checking's
-  ``_Checker._rebinds``, the exploration's ``Engine._rebinds``).
+  ``Retries._rebinds``, the exploration's ``Engine._rebinds``).
 - Only a run with a file shows what else is wrong with an edit: its invented ``old_text`` is not in the file, and
-  the refusal says it "could not find" it, so that leaf becomes a reference (``offline.missing_references``) and
+  the refusal says it "could not find" it, so that leaf becomes a reference (``feedback.missing_references``) and
   the text a file was written with, or the text the reader returned, is offered there. With the folder alone
   neither the reader nor the editor is seen succeeding in checking, the editor never succeeds at all, and
   ``write_file -> edit_file`` is never found. In the exploration, the text offered to the edit's leaf comes with

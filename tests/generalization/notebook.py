@@ -11,7 +11,7 @@ the annotations). What it exercises, each a generic rule of the proposer or the 
   message (``schema.repair_literal``), so labels get created and ``use_label`` is reached.
 - ``add_to_index`` is named with a creating verb, yet its ``paths`` must name existing notes; it says so with
   "did not match any notes" quoting the invented path, and the revision makes the input an observation
-  (``offline.missing_references``), so ``save_note -> add_to_index`` and ``add_to_index -> take_snapshot`` are found.
+  (``feedback.missing_references``), so ``save_note -> add_to_index`` and ``add_to_index -> take_snapshot`` are found.
 - ``annotate`` takes a list of objects, each naming a label by ``label_name``; the refusal quotes the invented
   name, so that leaf alone becomes a reference (``Contract.nested_references``) and created labels are offered
   there, the rest of the literal unchanged.

@@ -1,1 +1,2 @@
-"""Small helpers with no knowledge of tools: atomic files, the cache folder, interrupts, lazy exports."""
+"""Small helpers with no knowledge of tools: atomic files, the cache folder, interrupts, lazy exports, the words of
+identifiers and sentences."""

@@ -65,7 +65,8 @@ def contracts_cmd(
 ) -> None:
     """Propose a contract per tool, check every template against the runtime, revise from feedback."""
     from libra.benchmarks.registry import get_benchmark
-    from libra.contracts.check import check_contracts, save_contracts
+    from libra.contracts.check import check_contracts
+    from libra.contracts.persist import save_contracts
     from libra.induction.build import open_runtime
 
     bench = get_benchmark(benchmark)

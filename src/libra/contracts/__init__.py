@@ -1,19 +1,6 @@
 """Executable tool contracts: proposal, validation, outcome classification and runtime checking."""
 
-from libra.contracts.check import (
-    CheckSummary,
-    Proposer,
-    TemplateCheck,
-    ToolCheck,
-    check_contracts,
-    contracts_from_json,
-    contracts_to_json,
-    get_proposer,
-    load_contracts,
-    propose_contracts,
-    register_proposer,
-    save_contracts,
-)
+from libra.contracts.check import check_contracts
 from libra.contracts.llm.proposer import (
     LLMConfig,
     LLMProposer,
@@ -24,9 +11,15 @@ from libra.contracts.llm.proposer import (
     make_llm_proposer,
 )
 from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Argument, Contract, ContractError, Export, Template
-from libra.contracts.offline.proposer import OfflineProposer, decide_parameter, propose, revise
+from libra.contracts.offline.decisions import decide_parameter
+from libra.contracts.offline.proposer import OfflineProposer, propose
+from libra.contracts.offline.revision import revise
 from libra.contracts.outcome import Extracted, classify, extract
-from libra.contracts.validate import contract_schema, validate_contract
+from libra.contracts.persist import contracts_from_json, contracts_to_json, load_contracts, save_contracts
+from libra.contracts.registry import Proposer, get_proposer, propose_contracts, register_proposer
+from libra.contracts.summary import CheckSummary, TemplateCheck, ToolCheck
+from libra.contracts.validate import validate_contract
+from libra.library.check import contract_schema
 
 __all__ = [
     "Argument",

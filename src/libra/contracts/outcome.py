@@ -16,6 +16,7 @@ from typing import Any, Literal
 import jsonpath
 import jsonschema
 
+from libra.contracts.leaves import is_scalar
 from libra.contracts.model import Contract
 from libra.contracts.text_values import STRUCTURED_KINDS, is_text, text_values
 from libra.runtime.base import InvocationRecord
@@ -96,10 +97,6 @@ def canonical_path(path: str) -> str:
         return str(jsonpath.compile(path))
     except jsonpath.JSONPathError:
         return path
-
-
-def is_scalar(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool))
 
 
 @dataclass(frozen=True)

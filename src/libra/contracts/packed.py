@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from libra.schema import words
+from libra._util.text import words
 
 _COUNTS = {"two": 2, "2": 2, "three": 3, "3": 3, "both": 2, "pair": 2}
 

@@ -31,6 +31,8 @@ from typing import Any
 
 import jsonpath
 
+from libra.contracts.leaves import observed_leaves  # the same generic leaf paths as structured outputs get
+
 #: The extractor kinds an export's ``from_text`` may name; the first two take a JSONPath into what they parse.
 STRUCTURED_KINDS: tuple[str, ...] = ("json", "literal")
 PATTERN_KINDS: tuple[str, ...] = ("hex_id", "uuid", "path", "url", "quoted")
@@ -213,10 +215,6 @@ def text_findings(text: str) -> list[tuple[str, str, list[str], str]]:
     An embedded JSON document (else a Python literal) is read field by field, its lists as ``[*]``; text that
     holds no structure offers its lines (two or more) and the identifier patterns it contains.
     """
-    from libra.contracts.offline.proposer import (
-        observed_leaves,  # the same generic leaf paths as structured outputs get
-    )
-
     if is_empty_text(text):
         return []
     for kind in STRUCTURED_KINDS:

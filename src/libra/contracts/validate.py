@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 import jsonpath
@@ -12,13 +11,7 @@ import jsonschema
 
 from libra.catalog import Tool
 from libra.contracts.model import Contract
-
-
-@lru_cache(maxsize=1)
-def contract_schema() -> dict[str, Any]:
-    """The JSON Schema of the contract document itself (shipped as package data)."""
-    text = resources.files("libra.library").joinpath("contract.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+from libra.library.check import contract_schema
 
 
 @lru_cache(maxsize=1)
@@ -74,10 +67,22 @@ def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[s
         return errors
     if d["tool"] != tool.name:
         errors.append(f"contract names tool {d['tool']!r} but is checked against {tool.name!r}")
+    errors.extend(_template_errors(d["templates"], tool))
+    for key in ("success", "failure"):
+        msg = _schema_errors(d[key])
+        if msg:
+            errors.append(f"{key}: not a valid JSON Schema: {msg}")
+    errors.extend(_export_errors(d["exports"], tool))
+    return errors
+
+
+def _template_errors(templates: list[dict[str, Any]], tool: Tool) -> list[str]:
+    """Arguments that are no parameter, required parameters left out, literals that do not fit, no success."""
+    errors: list[str] = []
     params = set(tool.param_names)
     required = tool.required
     success_templates = 0
-    for i, t in enumerate(d["templates"]):
+    for i, t in enumerate(templates):
         label = f"templates/{i} ({t['name']})"
         if t["expected"] == "success":
             success_templates += 1
@@ -95,28 +100,22 @@ def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[s
                 errors.append(f"{label}: literal for {p!r} does not fit its schema: {message}")
     if success_templates == 0:
         errors.append("no template is expected to succeed (at least one success template is required)")
-    for key in ("success", "failure"):
-        msg = _schema_errors(d[key])
-        if msg:
-            errors.append(f"{key}: not a valid JSON Schema: {msg}")
+    return errors
+
+
+def _export_errors(exports: list[dict[str, Any]], tool: Tool) -> list[str]:
+    """Duplicate names, recursive or unparsable paths, invalid schemas, argument exports of no parameter."""
+    errors: list[str] = []
+    params = set(tool.param_names)
     names: set[str] = set()
-    for i, e in enumerate(d["exports"]):
+    for i, e in enumerate(exports):
         label = f"exports/{i} ({e['name']})"
         if e["name"] in names:
             errors.append(f"{label}: duplicate export name")
         names.add(e["name"])
         if ".." in e["path"]:
             errors.append(f"{label}: recursive descent paths are not allowed: {e['path']!r}")
-        try:
-            jsonpath.compile(e["path"])
-        except jsonpath.JSONPathError as exc:
-            errors.append(f"{label}: path {e['path']!r} does not parse: {str(exc).splitlines()[0]}")
-        inner = (e.get("from_text") or {}).get("path")
-        if inner is not None:
-            try:
-                jsonpath.compile(inner)
-            except jsonpath.JSONPathError as exc:
-                errors.append(f"{label}: from_text path {inner!r} does not parse: {str(exc).splitlines()[0]}")
+        errors.extend(_path_errors(label, e))
         msg = _schema_errors(e["schema"])
         if msg:
             errors.append(f"{label}: schema is not a valid JSON Schema: {msg}")
@@ -124,4 +123,20 @@ def validate_contract(contract: dict[str, Any] | Contract, tool: Tool) -> list[s
             head = e["path"][2:].split(".")[0].split("[")[0] if e["path"].startswith("$.") else None
             if head is not None and head not in params:
                 errors.append(f"{label}: argument export reads {head!r}, which is not a parameter of {tool.name}")
+    return errors
+
+
+def _path_errors(label: str, export: dict[str, Any]) -> list[str]:
+    """The export's path, and its ``from_text`` path when it has one, where they do not parse."""
+    errors: list[str] = []
+    try:
+        jsonpath.compile(export["path"])
+    except jsonpath.JSONPathError as exc:
+        errors.append(f"{label}: path {export['path']!r} does not parse: {str(exc).splitlines()[0]}")
+    inner = (export.get("from_text") or {}).get("path")
+    if inner is not None:
+        try:
+            jsonpath.compile(inner)
+        except jsonpath.JSONPathError as exc:
+            errors.append(f"{label}: from_text path {inner!r} does not parse: {str(exc).splitlines()[0]}")
     return errors

@@ -42,6 +42,7 @@ FORMAT = "libra-library"
 FORMAT_VERSION = 2  # 2: candidates stored as columns (version 1's row lists are still read)
 READABLE_VERSIONS = (1, 2)
 SCHEMA_FILE = "library.schema.json"
+CONTRACT_SCHEMA_FILE = "contract.schema.json"
 
 #: The per-candidate columns of format version 2, checked in bulk rather than by the schema validator.
 INDEX_COLUMNS = ("provider", "field", "consumer", "input")
@@ -65,11 +66,16 @@ def library_schema() -> dict[str, Any]:
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
+@lru_cache(maxsize=1)
+def contract_schema() -> dict[str, Any]:
+    """The JSON Schema of the contract document itself (package data beside the library schema, which refers to
+    it: a library holds one contract per tool)."""
+    return json.loads(resources.files(__package__).joinpath(CONTRACT_SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
 def schema_registry() -> Registry:
     """The library schema's one outside reference: the contract schema, by its ``$id``."""
     from referencing import Registry, Resource
-
-    from libra.contracts.validate import contract_schema
 
     contract = contract_schema()
     return Registry().with_resource(contract["$id"], Resource.from_contents(contract))
@@ -82,8 +88,6 @@ def library_validator() -> jsonschema.Draft202012Validator:
     Same verdicts as the shipped schema, which a test checks. Inlined, each of the thousands of evidence records
     and contract templates in a large library skips a reference lookup, a large part of its cost.
     """
-    from libra.contracts.validate import contract_schema
-
     schema = copy.deepcopy(library_schema())
     contract_ref = schema["properties"]["contracts"]["additionalProperties"]
     assert contract_ref["$ref"] == contract_schema()["$id"], (
@@ -318,7 +322,7 @@ def _checker_identity() -> bytes:
     here = resources.files(__package__)
     parts = [
         here.joinpath(SCHEMA_FILE).read_bytes(),
-        here.joinpath("contract.schema.json").read_bytes(),
+        here.joinpath(CONTRACT_SCHEMA_FILE).read_bytes(),
         Path(__file__).read_bytes(),
     ]
     return hashlib.sha256(b"\0".join(parts)).digest()

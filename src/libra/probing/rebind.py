@@ -5,7 +5,7 @@ Why: a caller fills an input with the observed value whose name fits it best, an
 often denote different kinds of thing (a listing's ``path`` holds folders and files alike; an ``id`` may be an
 order's or a draft's). The name cannot tell them apart, so a call that failed with one of them says little about
 the others: the tool may want exactly the other kind (an editor that works only on a file). Both walks of the
-sandbox -- contract checking (:meth:`libra.contracts.check._Checker._rebinds`) and the exploration
+sandbox -- contract checking (:meth:`libra.contracts.checking.retries.Retries._rebinds`) and the exploration
 (:meth:`libra.induction.explore.engine.Engine._rebinds`) -- therefore retry such a call with the next values that fit as
 well, by one rule:
 

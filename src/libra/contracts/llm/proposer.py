@@ -30,21 +30,16 @@ from importlib import resources
 from typing import Any, Literal
 
 from libra.catalog import Catalog, Tool
-from libra.contracts.check import register_proposer
 from libra.contracts.model import CONTRACT_VERSION, MAX_REVISIONS, Contract, ContractError
-from libra.contracts.offline.proposer import (
-    OfflineProposer,
-    argument_exports,
-    is_read_tool,
-    response_exports,
-    schema_type,
-)
-from libra.contracts.offline.proposer import (
-    revise as offline_revise,
-)
+from libra.contracts.offline.exports import argument_exports, response_exports
+from libra.contracts.offline.proposer import OfflineProposer
+from libra.contracts.offline.revision import revise as offline_revise
+from libra.contracts.offline.vocabulary import is_read_tool
 from libra.contracts.outcome import refusal_schema, with_refusals, without_refusals
-from libra.contracts.validate import contract_schema, validate_contract
+from libra.contracts.registry import register_proposer
+from libra.contracts.validate import validate_contract
 from libra.errors import ConfigError
+from libra.library.check import contract_schema
 from libra.llm.client import (
     ENV_API_KEY,
     ENV_BASE_URL,
@@ -61,6 +56,7 @@ from libra.llm.client import Attempt as _Attempt
 from libra.llm.client import BadRequest as _BadRequest
 from libra.llm.client import TransportExhausted as _TransportExhausted
 from libra.runtime.base import INVOCATION_RECORD_SCHEMA
+from libra.schema import schema_type
 
 RuleProfile = Literal["shared", "registry", "stateful"]
 CallingConvention = Literal["signature", "json_object"]
@@ -424,7 +420,7 @@ class LLMConfig(ChatConfig):
 
 
 class LLMProposer:
-    """A :class:`~libra.contracts.check.Proposer` backed by a chat model (registered as proposer ``"llm"``).
+    """A :class:`~libra.contracts.registry.Proposer` backed by a chat model (registered as proposer ``"llm"``).
 
     ``propose`` starts a tool's three-call budget; ``revise`` spends what is left of it. ``propose_all`` proposes
     a whole catalog with at most ``concurrency`` requests in flight. Without arguments the endpoint comes from
