@@ -363,19 +363,7 @@ def _build_on(
         times = {"t0": t0, "contracts": t_contracts, "engine": t_engine}
         stats = _stats(catalog, runtime, engine, summary, relations, len(stored), times, peak, resumed, spec, workers)
         _add_proposer_stats(stats, proposer)
-        meta = {
-            "libra_version": VERSION,
-            "benchmark": source.name,
-            "proposer": getattr(proposer, "name", str(opts.proposer)),
-            "embedder": embedder.model_id,
-            "config": opts.config.to_dict(),
-            "fixtures": sorted(fixtures),
-        }
-        # A catalog served by processes (MCP servers) records how to start them, so `libra serve --workdir` can
-        # forward calls to the same servers later without the project file.
-        servers = source.server_configs()
-        if servers is not None:
-            meta["mcp_servers"] = servers
+        meta = _meta(source, proposer, opts, embedder.model_id, fixtures)
         library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)
         if out_path:
             library.save(out_path)
@@ -500,6 +488,26 @@ def _stats(
     if conflicts:
         stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
     return stats
+
+
+def _meta(
+    source: ToolSource, proposer: Any, opts: BuildOptions, embedder_id: str, fixtures: dict[str, Any]
+) -> dict[str, Any]:
+    """What the library records about how it was built."""
+    meta = {
+        "libra_version": VERSION,
+        "benchmark": source.name,
+        "proposer": getattr(proposer, "name", str(opts.proposer)),
+        "embedder": embedder_id,
+        "config": opts.config.to_dict(),
+        "fixtures": sorted(fixtures),
+    }
+    # A catalog served by processes (MCP servers) records how to start them, so `libra serve --workdir` can
+    # forward calls to the same servers later without the project file.
+    servers = source.server_configs()
+    if servers is not None:
+        meta["mcp_servers"] = servers
+    return meta
 
 
 def _add_proposer_stats(stats: dict[str, Any], proposer: Any) -> None:
