@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
+.PHONY: setup lint appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -35,13 +35,19 @@ mcp-servers: setup
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra
 
-test: setup appworld mcp-servers
+test: setup appworld mcp-servers lint
 	$(BIN)/python -m pytest
+
+# The layers and the absence of import cycles (import-linter, [tool.importlinter] in pyproject.toml), then ruff.
+lint: setup
+	$(BIN)/lint-imports
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
 
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit bench-ray
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit bench-ray
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
 from libra import _compat
+from libra._util.version import VERSION as __version__
 
 _compat.install()  # before anything imports a module by a name it had in an earlier release
 

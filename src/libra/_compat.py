@@ -18,8 +18,8 @@ import warnings
 from types import ModuleType
 from typing import Any
 
-#: old module name -> the module that holds its names now
-MOVED: dict[str, str] = {
+#: old module name -> the module that holds its names now, or the modules among which its names were shared out
+MOVED: dict[str, str | tuple[str, ...]] = {
     "libra._io": "libra._util.io",
     "libra._cachedir": "libra._util.cachedir",
     "libra._interrupts": "libra._util.interrupts",
@@ -50,6 +50,7 @@ MOVED: dict[str, str] = {
     "libra.tool_sources": "libra.sources.python",
     "libra.project": "libra.sources.project",
     "libra.benchmarks.user": "libra.sources.user",
+    "libra.sources.user": ("libra.sources.python", "libra.sources.mixed", "libra.eval.own_tasks"),
     "libra.induction.memo": "libra.probing.memo",
     "libra.induction.nodes": "libra.probing.nodes",
     "libra.induction.rebind": "libra.probing.rebind",
@@ -65,7 +66,7 @@ MOVED: dict[str, str] = {
     "libra.retrieval.index_key": "libra.search.index_key",
     "libra.retrieval.formats": "libra.search.formats",
     "libra.retrieval.explain": "libra.search.explain",
-    "libra.retrieval.graph_methods": "libra.eval.libraries",
+    "libra.retrieval.graph_methods": ("libra.eval.libraries", "libra.retrieval.graph"),
     "libra.retrieval.llm_methods": "libra.eval.baselines",
     "libra.search_options": "libra.search.options",
     "libra.gateway": "libra.serve.gateway",
@@ -83,25 +84,47 @@ MOVED: dict[str, str] = {
 }
 
 
-def new_name(old: str) -> str | None:
+def new_name(old: str) -> str | tuple[str, ...] | None:
     """Where the module once named ``old`` lives now (``None`` if it did not move); submodules of a moved package
     move with it (``libra.retrieval.llm_methods.tgr`` -> ``libra.eval.baselines.tgr``)."""
     if old in MOVED:
         return MOVED[old]
     head, _, _ = old.rpartition(".")
     while head:
-        if head in MOVED:
-            return f"{MOVED[head]}.{old[len(head) + 1 :]}"
+        target = MOVED.get(head)
+        if isinstance(target, str):
+            return f"{target}.{old[len(head) + 1 :]}"
         head, _, _ = head.rpartition(".")
     return None
 
 
+class _Shared(ModuleType):
+    """An old module whose names now live in several modules: each name is looked up in them, in order."""
+
+    def __init__(self, name: str, homes: tuple[str, ...]) -> None:
+        super().__init__(name, f"moved: its names are in {', '.join(homes)}")
+        self._homes = homes
+
+    def __getattr__(self, attr: str) -> Any:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        for home in self._homes:
+            module = importlib.import_module(home)
+            if hasattr(module, attr):
+                return getattr(module, attr)
+        raise AttributeError(f"module {self.__name__!r} has no attribute {attr!r} (moved to {', '.join(self._homes)})")
+
+
 class _Alias(importlib.abc.Loader):
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str | tuple[str, ...]) -> None:
         self.target = target
+        self._own_spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        warnings.warn(f"{spec.name} moved to {self.target}; import it from there", DeprecationWarning, stacklevel=4)
+        where = self.target if isinstance(self.target, str) else " and ".join(self.target)
+        warnings.warn(f"{spec.name} moved to {where}; import it from there", DeprecationWarning, stacklevel=4)
+        if not isinstance(self.target, str):
+            return _Shared(spec.name, self.target)
         module = importlib.import_module(self.target)
         self._own_spec = module.__spec__
         return module
@@ -109,7 +132,8 @@ class _Alias(importlib.abc.Loader):
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run (the module is the target's, already imported); the import system has just given it the
         alias's spec, which would misname it to ``importlib.reload`` and pickling: it gets its own back."""
-        module.__spec__ = self._own_spec
+        if self._own_spec is not None:
+            module.__spec__ = self._own_spec
 
 
 class _MovedFinder(importlib.abc.MetaPathFinder):

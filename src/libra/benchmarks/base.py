@@ -1,4 +1,4 @@
-"""Benchmarks as plug-ins: a catalog, its tasks and (optionally) an executable runtime.
+"""Benchmarks as plug-ins: a tool source (catalog, runtime, fixtures) with tasks and the paper's figures.
 
 Everything benchmark-specific (file formats, gold conversion, the paper's reported figures) lives in an adapter
 module beside this one; the core never imports an adapter by name except through :mod:`.registry`.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from libra.catalog import Catalog
+from libra.sources.base import ToolSource
 
 
 @dataclass(frozen=True)
@@ -25,33 +25,17 @@ class Task:
         object.__setattr__(self, "gold", tuple(dict.fromkeys(self.gold)))
 
 
-class Benchmark:
-    """Base class of benchmark adapters.
+class Benchmark(ToolSource):
+    """A tool source with tasks: base class of benchmark adapters.
 
     ``paper`` maps a method name to the (P, R, NDCG) the LIBRA paper reports at ``default_k``, so reports can put
-    the published figures beside ours.
+    the published figures beside ours; ``paper_notes`` says, per method, how the paper's setting differs.
     """
 
     name: ClassVar[str] = ""
-    description: ClassVar[str] = ""
     default_k: ClassVar[int] = 15
     paper: ClassVar[dict[str, tuple[float, float, float]]] = {}
-    #: which rule set an LLM contract proposer gets ("shared", "registry" or "stateful") and how tools are called
-    contract_rules: ClassVar[str] = "shared"
-    calling_convention: ClassVar[str] = "signature"
-
-    def catalog(self) -> Catalog:
-        raise NotImplementedError
+    paper_notes: ClassVar[dict[str, str]] = {}
 
     def tasks(self) -> list[Task]:
         raise NotImplementedError
-
-    def fixtures(self) -> dict[str, Any]:
-        """Facts about the sandbox the runtime starts in that any caller of it knows (e.g. the test account's
-        credentials). Library construction may use them to fill inputs; they never come from tasks or gold."""
-        return {}
-
-    def runtime(self, **kwargs: Any):  # -> Runtime
-        from libra.errors import ConfigError
-
-        raise ConfigError(f"benchmark {self.name!r} has no executable runtime")

@@ -1,4 +1,4 @@
-"""Build an executable tool library for a benchmark (or any catalog with a runtime).
+"""Build an executable tool library from a tool source (a benchmark, your own tools, MCP servers).
 
 Steps, each catalog-agnostic: propose a contract per tool and check it against the runtime (revising it from
 same-tool feedback); count the candidate compositions; embed the field names once; run the induction engine
@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from libra import __version__
 from libra._util.io import path_lock
-from libra.benchmarks.base import Benchmark
+from libra._util.version import VERSION
 from libra.catalog import Catalog
 from libra.contracts.check import Proposer, check_contracts, get_proposer
 from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
@@ -33,6 +32,7 @@ from libra.induction.providers import no_relation_causes
 from libra.library.artifact import FORMAT_VERSION, Library
 from libra.probing.memo import MemoStore
 from libra.runtime.workers.heap import freeze_loaded, long_lived
+from libra.sources.base import ToolSource
 
 
 @dataclass
@@ -51,21 +51,21 @@ def default_workers() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def open_runtime(bench: Benchmark, workers: int | None) -> Any:
-    """The benchmark's runtime: ``workers`` isolated processes, or in-process when 0 (trusted runtimes)."""
+def open_runtime(source: ToolSource, workers: int | None) -> Any:
+    """The source's runtime: ``workers`` isolated processes, or in-process when 0 (trusted runtimes)."""
     n = default_workers() if workers is None else workers
     if n <= 0:
-        rt = bench.runtime(isolated=False)
+        rt = source.runtime(isolated=False)
         if not getattr(rt, "trusted", False):
             rt.close()
             from libra.errors import ConfigError
 
             raise ConfigError(
-                f"benchmark {bench.name!r} does not declare its runtime trusted, so it cannot run "
+                f"benchmark {source.name!r} does not declare its runtime trusted, so it cannot run "
                 "in-process: use --workers 1 or more"
             )
         return rt
-    return bench.runtime(isolated=True, n_workers=n)
+    return source.runtime(isolated=True, n_workers=n)
 
 
 def executor_spec(text: str) -> Any:
@@ -159,8 +159,8 @@ def proposer_identity(proposer: str | Proposer) -> dict[str, Any]:
 _FRESH_FINGERPRINTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def fresh_fingerprint(bench: Benchmark) -> str:
-    """The fingerprint of the state a build of ``bench`` starts from (its runtime's ``fresh()``).
+def fresh_fingerprint(source: ToolSource) -> str:
+    """The fingerprint of the state a build of ``source`` starts from (its runtime's ``fresh()``).
 
     Two builds over the same catalog but another starting sandbox (other seed data, another scenario) explore
     different states, so the fresh state is part of what a build depends on. It is read from one isolated
@@ -168,34 +168,34 @@ def fresh_fingerprint(bench: Benchmark) -> str:
     command that asks several times opens the runtime once.
     """
     try:
-        return _FRESH_FINGERPRINTS[bench]
+        return _FRESH_FINGERPRINTS[source]
     except (KeyError, TypeError):
         pass
-    runtime = open_runtime(bench, 1)
+    runtime = open_runtime(source, 1)
     try:
         fingerprint = runtime.fresh().fingerprint
     finally:
         runtime.close()
     try:
-        _FRESH_FINGERPRINTS[bench] = fingerprint
+        _FRESH_FINGERPRINTS[source] = fingerprint
     except TypeError:  # an object that takes no weak reference is simply asked again next time
         pass
     return fingerprint
 
 
 def build_inputs(
-    bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None
+    source: ToolSource, options: BuildOptions | None = None, catalog: Catalog | None = None
 ) -> dict[str, Any]:
-    """Everything a build of ``bench`` with ``options`` depends on, as JSON data: the catalog, the fresh state,
+    """Everything a build of ``source`` with ``options`` depends on, as JSON data: the catalog, the fresh state,
     the fixtures, the build configuration (less :data:`BOOKKEEPING_FIELDS`), the proposer, the embedder, the
     engine and the library format. Worker counts, resuming and progress display are how a build runs, not what
     it finds, and are left out."""
     opts = options or BuildOptions()
-    catalog = catalog if catalog is not None else bench.catalog()
-    fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
+    catalog = catalog if catalog is not None else source.catalog()
+    fixtures = source.fixtures()
     return {
         "catalog": catalog.fingerprint(),
-        "fresh_state": fresh_fingerprint(bench),
+        "fresh_state": fresh_fingerprint(source),
         "fixtures": json.loads(json.dumps(fixtures, sort_keys=True, default=repr)),
         "config": {k: v for k, v in opts.config.to_dict().items() if k not in BOOKKEEPING_FIELDS},
         "proposer": proposer_identity(opts.proposer),
@@ -205,10 +205,10 @@ def build_inputs(
     }
 
 
-def library_key(bench: Benchmark, options: BuildOptions | None = None, catalog: Catalog | None = None) -> str:
+def library_key(source: ToolSource, options: BuildOptions | None = None, catalog: Catalog | None = None) -> str:
     """A content hash of :func:`build_inputs`: equal keys mean the same build, so a cached library can be reused
     exactly when its key matches, and any changed input (even an embedder or a budget) rebuilds."""
-    inputs = build_inputs(bench, options, catalog)
+    inputs = build_inputs(source, options, catalog)
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=repr).encode()).hexdigest()
 
 
@@ -263,34 +263,35 @@ class _Progress:
 
 
 def build_library(
-    bench: Benchmark,
+    source: ToolSource,
     out: str | Path | None = None,
     options: BuildOptions | None = None,
     log: Callable[[str], None] = lambda msg: None,
 ) -> Library:
-    """Build (or resume building) the library of ``bench``; saves it to ``out`` when given.
+    """Build (or resume building) the library of ``source`` (a benchmark, your own tools, MCP servers); saves it to
+    ``out`` when given.
 
     Builds to the same ``out`` take turns (:func:`libra._util.io.path_lock`): two would otherwise share, and overwrite,
     one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped
     early).
     """
     if out is None:
-        return _build(bench, None, options, log)
+        return _build(source, None, options, log)
     with path_lock(out, on_wait=lambda: log(f"waiting for another build writing {out}")):
-        return _build(bench, out, options, log)
+        return _build(source, out, options, log)
 
 
 def _build(
-    bench: Benchmark, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]
+    source: ToolSource, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]
 ) -> Library:
     opts = options or BuildOptions()
     spec = executor_spec(opts.executor)
     with executor_scope(spec, opts.workers) as (workers, went_remote), long_lived():
-        return _build_on(bench, out, opts, log, spec, workers, went_remote)
+        return _build_on(source, out, opts, log, spec, workers, went_remote)
 
 
 def _build_on(
-    bench: Benchmark,
+    source: ToolSource,
     out: str | Path | None,
     opts: BuildOptions,
     log: Callable[[str], None],
@@ -298,13 +299,13 @@ def _build_on(
     workers: int | None,
     went_remote: Callable[[], bool],
 ) -> Library:
-    catalog = bench.catalog()
-    fixtures = bench.fixtures() if hasattr(bench, "fixtures") else {}
+    catalog = source.catalog()
+    fixtures = source.fixtures()
     out_path = Path(out) if out else None
     ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
     t0 = time.perf_counter()
     peak = PeakMemory()
-    runtime = open_runtime(bench, workers)
+    runtime = open_runtime(source, workers)
     cleanup: list[Engine] = []
     done = False
     memo: MemoStore | None = None
@@ -314,7 +315,7 @@ def _build_on(
             from libra.errors import ConfigError
 
             raise ConfigError(
-                f"the runtime of {bench.name!r} does not start its workers through libra's executor, so it "
+                f"the runtime of {source.name!r} does not start its workers through libra's executor, so it "
                 f"cannot run on {spec.kind}: use --executor local"
             )
         if spec.kind != "local":
@@ -333,16 +334,16 @@ def _build_on(
         encoder = FieldEncoder(embedder)
         names = {c.provider_field for c in candidates} | {c.consumer_input for c in candidates} | set(fixtures)
         encoder.add(names)
-        sim_cache: dict[tuple[str, str], float] = {}
-
-        def similarity(a: str, b: str) -> float:
-            key = (a, b)
-            v = sim_cache.get(key)
-            if v is None:
-                v = sim_cache[key] = encoder.similarity(a, b)
-            return v
-
-        engine = Engine(catalog, runtime, contracts, candidates, similarity, opts.config, fixtures=fixtures, memo=memo)
+        engine = Engine(
+            catalog,
+            runtime,
+            contracts,
+            candidates,
+            _cached(encoder.similarity),
+            opts.config,
+            fixtures=fixtures,
+            memo=memo,
+        )
         cleanup.append(engine)
         # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
         stored = candidate_table(candidates, catalog.names, encoder.similarity)
@@ -356,96 +357,13 @@ def _build_on(
         else:
             engine.start(reuse=summary.memo_keys)  # the exploration takes over checking's calls
         t_engine = time.perf_counter()
-        last_ckpt = time.perf_counter()
-        interval = opts.config.checkpoint_every_s
-        # What is loaded by now (catalog, contracts, the embedding model) lives until the end: see runtime/heap.py
-        freeze_loaded()
-        with _Progress(opts.progress, f"inducing {bench.name}") as bar:
-            while engine.step():
-                bar.update(engine)
-                peak.sample()
-                if ckpt and time.perf_counter() - last_ckpt >= interval:
-                    started = time.perf_counter()
-                    engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + started - t0)
-                    last_ckpt = time.perf_counter()
-                    # Checkpoints grow with the build; keep writing them a small share of the wall time.
-                    interval = max(opts.config.checkpoint_every_s, 20 * (last_ckpt - started))
-            bar.update(engine)
+        _explore(engine, opts, ckpt, identity, t0, peak, f"inducing {source.name}")
         relations = engine.result()
         peak.sample(force=True)
-        wall = engine.elapsed_before_resume + time.perf_counter() - t0
-        counts = {"provenance": 0, "compatibility": 0, "state": 0}
-        for r in relations:
-            counts[r.kind] += 1
-        stats = {
-            "tools": len(catalog),
-            "executable_tools": sum(1 for t in catalog if t.executable),
-            "candidate_compositions": len(stored),
-            "relations": counts,
-            "value_relations": counts["provenance"] + counts["compatibility"],
-            "state_relations": counts["state"],
-            "wall_seconds": round(wall, 2),
-            "contract_seconds": round(t_contracts, 2),
-            "induction_seconds": round(time.perf_counter() - t_engine, 2),
-            "seconds_per_1000_candidates": round(1000 * wall / max(1, len(stored)), 3),
-            "contracts": summary.counts(),
-            "engine": dict(engine.counters),
-            "resumed": resumed,
-            "workers": default_workers() if workers is None else workers,
-            "executor": spec.kind,
-            # how tools were kept off the network (see libra.runtime.workers.sandbox); in-process runtimes block nothing
-            "network_isolation": getattr(runtime, "network_isolation", "allowed"),
-            # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk
-            "peak_rss_mb": peak.to_dict(),
-            "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
-            # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.workers.lru)
-            "parts_shipped": dict(getattr(runtime, "shipped", None) or {}),
-            # workers replaced after a call timed out or crashed one (see worker_restarts): such a call's error
-            # record may depend on the machine's load, not on the call, so a build that has any is not reproducible
-            "worker_restarts": worker_restarts(runtime),
-            # workers replaced between calls because their memory grew (see Executor._recycle_if_grown): no call
-            # is affected, a fresh worker answers every call as the old one would
-            "worker_recycles": worker_restarts(runtime, "recycled"),
-            "held": engine.held(),
-        }
-        runnable = [t.name for t in catalog if t.executable]
-        succeeded = (
-            {c.tool for c in engine.calls}
-            | engine.retry.succeeded
-            | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
-        )
-        stats["health"] = health_summary(
-            runnable,
-            succeeded,
-            summary.templates,
-            summary.matched,
-            engine.counters.get("inconclusive_tests", 0),
-            rejection_messages(engine, summary),
-            len(relations),
-        )
-        # why each tool that provides no relation provides none (Table 3's "no edge" tools, by cause)
-        stats["health"]["no_relation"] = no_relation_causes(engine, succeeded)
-        conflicts = getattr(runtime, "hint_conflicts", None)
-        if (
-            conflicts
-        ):  # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
-            stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
-        if hasattr(proposer, "stats"):
-            pstats = proposer.stats
-            stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)
-        meta = {
-            "libra_version": __version__,
-            "benchmark": bench.name,
-            "proposer": getattr(proposer, "name", str(opts.proposer)),
-            "embedder": embedder.model_id,
-            "config": opts.config.to_dict(),
-            "fixtures": sorted(fixtures),
-        }
-        # A catalog served by processes (MCP servers) records how to start them, so `libra serve --workdir` can
-        # forward calls to the same servers later without the project file.
-        server_configs = getattr(bench, "server_configs", None)
-        if callable(server_configs):
-            meta["mcp_servers"] = server_configs()
+        times = {"t0": t0, "contracts": t_contracts, "engine": t_engine}
+        stats = _stats(catalog, runtime, engine, summary, relations, len(stored), times, peak, resumed, spec, workers)
+        _add_proposer_stats(stats, proposer)
+        meta = _meta(source, proposer, opts, embedder.model_id, fixtures)
         library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)
         if out_path:
             library.save(out_path)
@@ -458,11 +376,145 @@ def _build_on(
     finally:
         for engine in cleanup:
             engine.close(remove=done)  # a build that stopped early keeps its memo next to its checkpoint
-        if (
-            memo is not None and not cleanup
-        ):  # stopped in contract checking: the memo is kept only for a checkpoint to resume
+        if memo is not None and not cleanup:
+            # stopped in contract checking: the memo is kept only for a checkpoint to resume
             memo.close(remove=not (ckpt and ckpt.exists()))
         runtime.close()
+
+
+def _cached(similarity: Callable[[str, str], float]) -> Callable[[str, str], float]:
+    """``similarity`` remembered per pair of names: the exploration asks for the same pairs over and over."""
+    cache: dict[tuple[str, str], float] = {}
+
+    def cached(a: str, b: str) -> float:
+        key = (a, b)
+        v = cache.get(key)
+        if v is None:
+            v = cache[key] = similarity(a, b)
+        return v
+
+    return cached
+
+
+def _explore(
+    engine: Engine, opts: BuildOptions, ckpt: Path | None, identity: str, t0: float, peak: PeakMemory, label: str
+) -> None:
+    """Run the exploration to its end, writing a checkpoint every ``checkpoint_every_s`` (or less often, as
+    checkpoints grow: they are kept to a small share of the wall time)."""
+    last_ckpt = time.perf_counter()
+    interval = opts.config.checkpoint_every_s
+    # What is loaded by now (catalog, contracts, the embedding model) lives until the end: see runtime/heap.py
+    freeze_loaded()
+    with _Progress(opts.progress, label) as bar:
+        while engine.step():
+            bar.update(engine)
+            peak.sample()
+            if ckpt and time.perf_counter() - last_ckpt >= interval:
+                started = time.perf_counter()
+                engine.checkpoint(ckpt, identity, engine.elapsed_before_resume + started - t0)
+                last_ckpt = time.perf_counter()
+                interval = max(opts.config.checkpoint_every_s, 20 * (last_ckpt - started))
+        bar.update(engine)
+
+
+def _stats(
+    catalog: Catalog,
+    runtime: Any,
+    engine: Engine,
+    summary: Any,
+    relations: list[Any],
+    n_candidates: int,
+    times: dict[str, float],
+    peak: PeakMemory,
+    resumed: bool,
+    spec: Any,
+    workers: int | None,
+) -> dict[str, Any]:
+    """The library's statistics: the paper's Table 5 columns, how the build ran, and its health."""
+    wall = engine.elapsed_before_resume + time.perf_counter() - times["t0"]
+    counts = {"provenance": 0, "compatibility": 0, "state": 0}
+    for r in relations:
+        counts[r.kind] += 1
+    stats = {
+        "tools": len(catalog),
+        "executable_tools": sum(1 for t in catalog if t.executable),
+        "candidate_compositions": n_candidates,
+        "relations": counts,
+        "value_relations": counts["provenance"] + counts["compatibility"],
+        "state_relations": counts["state"],
+        "wall_seconds": round(wall, 2),
+        "contract_seconds": round(times["contracts"], 2),
+        "induction_seconds": round(time.perf_counter() - times["engine"], 2),
+        "seconds_per_1000_candidates": round(1000 * wall / max(1, n_candidates), 3),
+        "contracts": summary.counts(),
+        "engine": dict(engine.counters),
+        "resumed": resumed,
+        "workers": default_workers() if workers is None else workers,
+        "executor": spec.kind,
+        # how tools were kept off the network (see libra.runtime.workers.sandbox); in-process runtimes block nothing
+        "network_isolation": getattr(runtime, "network_isolation", "allowed"),
+        # peak resident memory in MB (see libra.induction.peak) and the memo store's size on disk
+        "peak_rss_mb": peak.to_dict(),
+        "memo_store": {"rows": len(engine.memo), "disk_mb": round(engine.memo.disk_bytes() / 1e6, 1)},
+        # state parts sent to the workers with their data, and "miss" answers (see libra.runtime.workers.lru)
+        "parts_shipped": dict(getattr(runtime, "shipped", None) or {}),
+        # workers replaced after a call timed out or crashed one (see worker_restarts): such a call's error
+        # record may depend on the machine's load, not on the call, so a build that has any is not reproducible
+        "worker_restarts": worker_restarts(runtime),
+        # workers replaced between calls because their memory grew (see Executor._recycle_if_grown): no call
+        # is affected, a fresh worker answers every call as the old one would
+        "worker_recycles": worker_restarts(runtime, "recycled"),
+        "held": engine.held(),
+    }
+    runnable = [t.name for t in catalog if t.executable]
+    succeeded = (
+        {c.tool for c in engine.calls}
+        | engine.retry.succeeded
+        | {name for name, tc in summary.per_tool.items() if any(t.observed == "success" for t in tc.templates)}
+    )
+    stats["health"] = health_summary(
+        runnable,
+        succeeded,
+        summary.templates,
+        summary.matched,
+        engine.counters.get("inconclusive_tests", 0),
+        rejection_messages(engine, summary),
+        len(relations),
+    )
+    # why each tool that provides no relation provides none (Table 3's "no edge" tools, by cause)
+    stats["health"]["no_relation"] = no_relation_causes(engine, succeeded)
+    # annotations the runtime saw contradicted (an MCP tool marked read-only that changed the sandbox)
+    conflicts = getattr(runtime, "hint_conflicts", None)
+    if conflicts:
+        stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
+    return stats
+
+
+def _meta(
+    source: ToolSource, proposer: Any, opts: BuildOptions, embedder_id: str, fixtures: dict[str, Any]
+) -> dict[str, Any]:
+    """What the library records about how it was built."""
+    meta = {
+        "libra_version": VERSION,
+        "benchmark": source.name,
+        "proposer": getattr(proposer, "name", str(opts.proposer)),
+        "embedder": embedder_id,
+        "config": opts.config.to_dict(),
+        "fixtures": sorted(fixtures),
+    }
+    # A catalog served by processes (MCP servers) records how to start them, so `libra serve --workdir` can
+    # forward calls to the same servers later without the project file.
+    servers = source.server_configs()
+    if servers is not None:
+        meta["mcp_servers"] = servers
+    return meta
+
+
+def _add_proposer_stats(stats: dict[str, Any], proposer: Any) -> None:
+    """A model-backed proposer's counters (requests, cache hits, tokens) go with the library's statistics."""
+    if hasattr(proposer, "stats"):
+        pstats = proposer.stats
+        stats["proposer"] = pstats.to_dict() if hasattr(pstats, "to_dict") else dict(pstats)
 
 
 def worker_restarts(runtime: Any, counter: str = "restarts") -> int:

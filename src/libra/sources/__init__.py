@@ -6,14 +6,26 @@ them (:mod:`.project`). A benchmark is one of these plus tasks.
 
 from libra._util.lazy import exports
 
-__all__ = ["McpSource", "ToolSpec", "ToolsBenchmark", "load_project", "parse_spec"]
+__all__ = [
+    "McpSource",
+    "MixedSource",
+    "PythonSource",
+    "ToolSource",
+    "ToolSpec",
+    "ToolsBenchmark",
+    "load_project",
+    "parse_spec",
+]
 __getattr__, __dir__ = exports(
     __name__,
     {
         "McpSource": ".mcp",
         "ToolSpec": ".python",
         "parse_spec": ".python",
-        "ToolsBenchmark": ".user",
+        "ToolsBenchmark": ".python",
+        "PythonSource": ".python",
+        "MixedSource": ".mixed",
+        "ToolSource": ".base",
         "load_project": ".project",
     },
 )

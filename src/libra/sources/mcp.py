@@ -1,7 +1,7 @@
 """MCP servers as a catalog source for the build path: what ``[sandbox]`` + ``[[mcp]]`` in a project file become.
 
-:class:`McpSource` is a :class:`~libra.benchmarks.base.Benchmark` without tasks, so ``build_library`` builds a
-library over MCP servers exactly as over a benchmark. Why these choices:
+:class:`McpSource` is a :class:`~libra.sources.base.ToolSource`, so ``build_library`` builds a library over MCP
+servers exactly as over any other source. Why these choices:
 
 - Every runtime it opens uses **one work directory** (so one sandbox path): fixtures may name paths inside the
   sandbox (``{sandbox}`` is replaced in fixture strings), and those must stay valid in every runtime a command
@@ -22,17 +22,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog
 from libra.errors import ConfigError
 from libra.runtime.base import ToolRuntimeError
 from libra.runtime.mcp.client import ServerSpec
 from libra.runtime.mcp.runtime import McpRuntime
+from libra.sources.base import ToolSource
 
 _SANDBOX_KEYS = {"template"}
 
 
-class McpSource(Benchmark):
+class McpSource(ToolSource):
     """A catalog of MCP servers sharing one sandbox (see the module docstring)."""
 
     contract_rules = "stateful"
@@ -45,7 +45,6 @@ class McpSource(Benchmark):
         *,
         name: str = "mcp",
         fixtures: Mapping[str, Any] | None = None,
-        tasks: Sequence[Task] = (),
         workdir: str | Path | None = None,
         allow_network: bool = False,
     ) -> None:
@@ -61,7 +60,6 @@ class McpSource(Benchmark):
             weakref.finalize(self, shutil.rmtree, str(self.workdir), True)
         self._fixtures = dict(fixtures or {})
         self.allow_network = allow_network
-        self._tasks = list(tasks)
         self._catalog: Catalog | None = None
         self._parked: McpRuntime | None = None
         self.opened: list[McpRuntime] = []  # every runtime opened (their ``pids`` tell what was started)
@@ -109,9 +107,6 @@ class McpSource(Benchmark):
             return value
 
         return {k: sub(v) for k, v in self._fixtures.items()}
-
-    def tasks(self) -> list[Task]:
-        return list(self._tasks)
 
     def catalog(self) -> Catalog:
         if self._catalog is None:

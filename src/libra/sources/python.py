@@ -39,7 +39,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from libra.catalog import Catalog
 from libra.errors import ConfigError
+from libra.sources.base import ToolSource
 
 _NAMESPACE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 _IDENT_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -391,3 +393,61 @@ def make_tools_runtime(
 def runtime_factory(specs: Sequence[ToolSpec], name: str = "tools", search: Sequence[str] = ()) -> Callable[[], Any]:
     """A picklable zero-argument factory of the runtime of ``specs``."""
     return functools.partial(make_tools_runtime, tuple(s.text() for s in specs), os.getcwd(), name, tuple(search))
+
+
+class PythonSource(ToolSource):
+    """Python tool sources (and project settings) as one source; everything is resolved and checked here, in the
+    constructor, so a bad source ends a command before any work. ``search`` adds folders where dotted module
+    names are found (a project file's folder), in this process and in every worker."""
+
+    description = "your own tools"
+
+    def __init__(
+        self,
+        specs: Sequence[Any],
+        *,
+        name: str | None = None,
+        fixtures: dict[str, Any] | None = None,
+        search: Sequence[str] = (),
+    ) -> None:
+        self.specs = tuple(specs)
+        self.search = tuple(str(s) for s in search)
+        add_search_path(self.search)
+        if not self.specs:
+            raise ConfigError("no tools given: name a source with --tools MODULE[:OBJECT] or a [[python]] table")
+        self.sources = resolve_all(self.specs)
+        self.name = name or "+".join(dict.fromkeys(s.owner for s in self.sources))
+        module_fixtures = fixtures_of(self.sources)
+        clash = sorted(
+            k for k in set(module_fixtures) & set(fixtures or {}) if module_fixtures[k] != (fixtures or {})[k]
+        )
+        if clash:
+            raise ConfigError(
+                f"fixture(s) {', '.join(clash)} have one value in the tool module and another in the project "
+                "file: keep one"
+            )
+        self._fixtures = {**module_fixtures, **(fixtures or {})}
+        runtime = runtime_of(self.sources, self.name)
+        try:
+            self._catalog: Catalog = runtime.catalog
+        finally:
+            runtime.close()
+
+    def catalog(self) -> Catalog:
+        return self._catalog
+
+    def fixtures(self) -> dict[str, Any]:
+        return dict(self._fixtures)
+
+    def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kwargs: Any) -> Any:
+        """In-process when not isolated (``--workers 0``); else workers that each rebuild the runtime from the
+        source texts (:func:`libra.sources.python.make_tools_runtime`)."""
+        if not isolated:
+            return runtime_of(self.sources, self.name)
+        from libra.runtime.workers.isolation import IsolatedRuntime
+
+        return IsolatedRuntime(runtime_factory(self.specs, self.name, self.search), n_workers=n_workers, **kwargs)
+
+
+#: The name this class had when every build input was a benchmark.
+ToolsBenchmark = PythonSource

@@ -988,9 +988,17 @@ class AppWorldBackend:
             am.Product(**common, **product).save()
 
     def _build_fresh(self) -> None:
+        """The starting state: the supervisor, an account on every app, and a few records per app, made through
+        the apps' own public APIs wherever one exists."""
         from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
 
-        sup = import_models_module("supervisor")
+        sid = self._seed_supervisor(import_models_module("supervisor"))
+        t = self._sign_up_everywhere(import_models_module("supervisor"), sid)
+        self._seed_records(t)
+        self._seed_payment()
+        self._seed_music_and_shop(t)
+
+    def _seed_supervisor(self, sup: Any) -> Any:
         person = sup.Supervisor(**SUPERVISOR)
         person.save()
         sid = person.id
@@ -1013,6 +1021,9 @@ class AppWorldBackend:
             cvv_number=321,
         ).save()
         sup.Task(supervisor_id=sid, instruction="Sandbox session: no task is assigned.").save()
+        return sid
+
+    def _sign_up_everywhere(self, sup: Any, sid: Any) -> dict[str, str]:
         from appworld.apps.api_lib import CompanyNotifier  # type: ignore[attr-defined]
 
         signup_apps = [a for a in self.apps if f"{a}.signup" in self.public]
@@ -1039,8 +1050,10 @@ class AppWorldBackend:
                 self._verify(app, cargs)
             username = SUPERVISOR["phone_number"] if app == "phone" else SUPERVISOR["email"]
             tokens[app] = self._must(f"{app}.login", {"username": username, "password": pw})["access_token"]
+        return tokens
+
+    def _seed_records(self, t: dict[str, str]) -> None:
         # a few records per app, through the apps' own public create APIs
-        t = tokens
         self._must(
             "phone.add_contact",
             {
@@ -1087,6 +1100,10 @@ class AppWorldBackend:
             {"access_token": t["splitwise"], "name": "Roommates", "member_emails": [CONTACT["email"]]},
         )
         self._must("venmo.add_friend", {"access_token": t["venmo"], "user_email": CONTACT["email"]})
+
+    def _seed_payment(self) -> None:
+        from appworld.apps.api_lib import import_models_module  # type: ignore[attr-defined]
+
         # One payment received, so the transaction APIs have something to show. Money enters Venmo only through a
         # bank card the operator's admin recognises, so the contact's starting balance is set through the app's
         # models (as AppWorld's own data generation does); the payment itself goes through the public API.
@@ -1106,6 +1123,8 @@ class AppWorldBackend:
                 "description": "Pizza night",
             },
         )
+
+    def _seed_music_and_shop(self, t: dict[str, str]) -> None:
         playlist = self._must("spotify.create_playlist", {"access_token": t["spotify"], "title": "Morning run"})
         music = self._music_catalogue()
         for song_id in music["playlist_songs"]:

@@ -36,7 +36,8 @@ from typing import Any
 from libra.errors import LibraError
 from libra.runtime.base import InvocationRecord, Runtime, State, StatePart, ToolRuntimeError
 from libra.runtime.workers import heap, sandbox
-from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES, GuardedRuntime
+from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
+from libra.runtime.workers.guarded import GuardedRuntime
 from libra.runtime.workers.lru import PartStore
 
 RuntimeFactory = Callable[[], Runtime]
