@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 import typer
 
-from libra.cli.main import _register_optional_commands, app, main
+from libra.cli.main import app, main
+from libra.cli.main import create_app as _register_optional_commands
 from libra.induction.build import BuildOptions, build_library
 
 from . import cli_toys  # noqa: F401 - registers the toy benchmarks the commands name

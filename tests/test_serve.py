@@ -194,7 +194,7 @@ def test_a_busy_port_is_one_error_line_before_any_work(served, tmp_path):
 OPEN = """
 import sys
 from pathlib import Path
-from libra.cli.serve import open_searcher
+from libra.serve.opening import open_searcher
 loading, _ = open_searcher(Path(sys.argv[1]), True)
 print(loading.size, "numpy" in sys.modules, loading._future.done())
 searcher = loading.result()
@@ -279,7 +279,7 @@ def test_a_searcher_that_fails_to_open_in_the_background_is_a_tool_error_and_ser
 def test_the_server_keeps_the_collector_off_what_it_loaded_once():
     import gc
 
-    from libra.cli.serve import settle_garbage_collector
+    from libra.serve.opening import settle_garbage_collector
 
     gc.disable()
     try:

@@ -1,5 +1,5 @@
-"""CLI commands around contracts and libraries: ``contracts``, ``build``, ``show``, ``explain``, ``analyze``
-(``retrieve`` is in :mod:`.cli_retrieve`)."""
+"""``libra contracts``, ``build``, ``show`` and ``explain``: check contracts, build a library, print what it holds
+(``retrieve`` is in :mod:`libra.cli.retrieve`, ``analyze`` in :mod:`libra.cli.evaluate`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from rich.table import Table
 
 from libra._util.io import atomic_write_json
 from libra.cli import options as opts
-from libra.cli.main import app, console
+from libra.cli.console import console
 from libra.errors import ConfigError
 from libra.induction.config import (
     DEFAULT_MAX_CALLS,
@@ -51,7 +51,6 @@ _CACHE_OPT = opts.llm_cache_option()
 _CONC_OPT = opts.llm_concurrency_option()
 
 
-@app.command("contracts")
 def contracts_cmd(
     benchmark: str = opts.benchmark_arg(),
     out: Path | None = opts.out_option(None, "write the contracts (JSON)"),
@@ -99,7 +98,6 @@ def contracts_cmd(
         atomic_write_json(json_path, payload)
 
 
-@app.command("build")
 def build_cmd(
     ctx: typer.Context,
     benchmark: str | None = opts.benchmark_arg(
@@ -134,8 +132,8 @@ def build_cmd(
         "budget: tool invocations that retries of failed calls with other equally named values may execute, "
         f"on top of --max-calls (default: {DEFAULT_RETRY_SHARE:.0%} of --max-calls; 0 = no retries)"
     ),
-    no_resume: bool = typer.Option(False, "--no-resume", help="ignore an existing checkpoint"),
-    quiet: bool = typer.Option(False, "--quiet", help="no progress bar"),
+    no_resume: bool = opts.no_resume_option(),
+    quiet: bool = opts.quiet_option(),
 ) -> None:
     """Build the executable library: contracts, candidate compositions, counterfactual tests.
 
@@ -301,7 +299,6 @@ def _print_health(health: Any) -> None:
         console.print(Text(text, style=style))  # Text: tool names and messages may hold [brackets], never markup
 
 
-@app.command("show")
 def show_cmd(
     library: Path = opts.library_arg(),
     json_path: Path | None = opts.json_option("write {stats, edges} as JSON"),
@@ -345,7 +342,6 @@ def similar_names(name: str, names: list[str], limit: int = SUGGESTIONS) -> list
     return list(dict.fromkeys(close))[:limit]
 
 
-@app.command("explain")
 def explain_cmd(
     library: Path = opts.library_arg(),
     tool: str = opts.tool_arg(),
@@ -378,142 +374,3 @@ def explain_cmd(
                 ):
                     if key in r.evidence:
                         console.print(f"      {label:>8}: {_call_line(r.evidence[key])}", markup=False, highlight=False)
-
-
-#: "no edge" tools ``libra analyze`` prints (all of them are in its JSON, ``table3.no_edge_tools``)
-NO_EDGE_SHOWN = 8
-
-
-def _no_edge_tool(row: dict[str, Any]) -> str:
-    """``tool x3 (cause)``: one "no edge" tool of Table 3, its occurrences and, when recorded, why it provides
-    nothing."""
-    cause = row.get("cause")
-    return f"{row['tool']} x{row['occurrences']}" + (f" ({cause.replace('_', ' ')})" if cause else "")
-
-
-@app.command("analyze")
-def analyze_cmd(
-    benchmark: str | None = opts.benchmark_arg(
-        "benchmark name (omit with --library and --tasks: the library's own catalog)", required=False
-    ),
-    tasks_path: Path | None = opts.tasks_option(),
-    library: Path | None = opts.library_option("library file (built when omitted)"),
-    k: int | None = opts.k_option(None, "cutoff K (default: the benchmark's)"),
-    embedder: str = opts.embedder_option(),
-    document: str = opts.document_option(),
-    json_path: Path | None = opts.json_option("write the analyses as JSON"),
-    plot: Path | None = opts.plot_option(),
-) -> None:
-    """The paper's analyses: Table 3 (recovery breakdown), Table 4 (graph ablation), Table 6 (sensitivity), Figure 3
-    cases.
-
-    Table 2 also lists the hybrid base (BM25 + dense by reciprocal rank fusion) with and without propagation; the
-    other tables analyse the dense base, as the paper does.
-    """
-    from libra.cli.main import eval_target
-    from libra.eval.analysis import (
-        OUTCOMES,
-        plot_methods,
-        recovered_cases,
-        recovery_breakdown,
-        sensitivity,
-        tool_causes,
-    )
-    from libra.eval.libraries import candidate_edges, library_edges, obtain_library
-    from libra.eval.methods import EvalOptions
-    from libra.eval.runner import run_method
-    from libra.retrieval.dense import DenseRetriever
-    from libra.retrieval.graph import PropagationGraph, propagation_scores
-
-    bench = eval_target(benchmark, tasks_path, library)
-    kk = bench.default_k if k is None else k
-    catalog, tasks = bench.catalog(), bench.tasks()
-    eval_opts = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
-    lib = obtain_library(bench, catalog, eval_opts)
-    eval_opts.library = None
-    dense = DenseRetriever(embedder, document=document).fit(catalog)
-    similarity = dense.score([t.query for t in tasks])
-    base, space = propagation_scores(dense, similarity)
-    spaces = {"probability": base, "similarity (paper)": similarity} if space == "probability" else {}
-    graph = PropagationGraph.build(catalog, library_edges(lib))
-    schema_graph = PropagationGraph.build(catalog, candidate_edges(lib))
-
-    methods = []
-    for m in ("bm25", "dense", "schema-only", "libra", "hybrid", "libra-hybrid"):
-        o = EvalOptions(k=kk, embedder=embedder, document=document, library=str(library) if library else None)
-        methods.append(run_method(m, bench, catalog, tasks, o))
-    t4 = Table(title=f"Table 4 / Table 2: {bench.name}@{kk}")
-    for col in ("method", "P", "R", "NDCG", "paper P", "paper R", "paper NDCG"):
-        t4.add_column(col, justify="right")
-    for r in methods:
-        paper = bench.paper.get(r.method) if kk == bench.default_k else None
-        t4.add_row(
-            r.method,
-            f"{r.scores.precision:.1f}",
-            f"{r.scores.recall:.1f}",
-            f"{r.scores.ndcg:.1f}",
-            *(f"{x:.1f}" for x in paper) if paper else ("–",) * 3,
-        )
-    console.print(t4)
-
-    bd = recovery_breakdown(
-        graph, catalog, tasks, base, kk, causes=tool_causes((lib.stats.get("health") or {}).get("no_relation")) or None
-    )
-    t3 = Table(title=f"Table 3: gold tools outside the dense top-{kk} ({bd.occurrences} occurrences)")
-    for o in OUTCOMES:
-        t3.add_column(o.replace("_", " "), justify="right")
-    pct = bd.percent()
-    t3.add_row(*(f"{pct[o]:.1f}%" for o in OUTCOMES))
-    console.print(t3)
-    if bd.no_edge_causes:
-        console.print(
-            "  no edge, by why the tool provides no relation: "
-            + ", ".join(f"{c.replace('_', ' ')} {v}" for c, v in bd.no_edge_causes.items())
-        )
-    if bd.no_edge_tools:
-        console.print(
-            "  no edge, most frequent tools: " + ", ".join(_no_edge_tool(r) for r in bd.no_edge_tools[:NO_EDGE_SHOWN])
-        )
-
-    rows = sensitivity(graph, tasks, catalog, base, kk, spaces)
-    t6 = Table(title="Table 6: sensitivity (R / NDCG)")
-    for col in ("setting", "variant", "R", "NDCG"):
-        t6.add_column(col)
-    for r in rows:
-        t6.add_row(r["setting"], str(r["variant"]), f"{r['recall']:.1f}", f"{r['ndcg']:.1f}")
-    console.print(t6)
-
-    cases = recovered_cases(graph, catalog, tasks, base, kk)
-    tc = Table(title="Figure 3-style cases: providers moved into the top K")
-    for col in ("provider", "dense rank", "consumer", "consumer dense rank", "provider rank after"):
-        tc.add_column(col)
-    for c in cases:
-        tc.add_row(
-            c["provider"],
-            str(c["provider_dense_rank"]),
-            c["consumer"],
-            str(c["consumer_dense_rank"]),
-            str(c["provider_rank_after"]),
-        )
-    console.print(tc)
-
-    results = [{"method": r.method, **r.scores.as_dict(), **r.extra} for r in methods]
-    if json_path:
-        atomic_write_json(
-            json_path,
-            {
-                "benchmark": bench.name,
-                "k": kk,
-                "n_tasks": len(tasks),
-                "results": results,
-                "paper": {m: list(v) for m, v in bench.paper.items()} if kk == bench.default_k else {},
-                "table3": bd.to_dict(),
-                "table6": rows,
-                "cases": cases,
-                "score_space": space,
-                "graph": {"edges": graph.n_edges, "schema_only_edges": schema_graph.n_edges},
-                "library_stats": lib.stats,
-            },
-        )
-    if plot:
-        plot_methods(results, f"{bench.name}@{kk}", str(plot))

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from libra._util.io import atomic_write_json
 from libra.cli import options as opts
-from libra.cli.main import app, console
+from libra.cli.console import console
 
 
 def _seeds(names: list[str], shown: int = 2) -> str:
@@ -18,7 +18,6 @@ def _seeds(names: list[str], shown: int = 2) -> str:
     return ", ".join(names[:shown]) + more
 
 
-@app.command("retrieve")
 def retrieve_cmd(
     library: Path = opts.library_arg("library file (from libra build)"),
     query: list[str] = opts.queries_arg(),

@@ -1,13 +1,19 @@
 """Retrieval methods by name, so the CLI, the runner and benchmarks share one list.
 
-A method factory receives the benchmark and the evaluation options and returns a fitted retriever. The methods
-that need an executable library (``libra``, ``libra-hybrid``, ``schema-only``) are registered here too, over the
-library helpers of :mod:`libra.eval.libraries`: evaluation depends on retrieval, never the reverse, so
+A method factory receives the benchmark and the evaluation options and returns a fitted retriever. Every method
+is named in one static table, :data:`METHODS`, with where its factory lives: the names are known (to check
+``--method`` and to write its help) without importing any implementation, a benchmark's least of all, and a
+factory is imported when its method is used. Benchmarks never import evaluation: a method that needs a
+benchmark's own data (``scitoolkg``) is a factory here wrapping the benchmark's plain function.
+
+The methods that need an executable library (``libra``, ``libra-hybrid``, ``schema-only``) are defined here too,
+over the library helpers of :mod:`libra.eval.libraries`: evaluation depends on retrieval, never the reverse, so
 the two modules import each other in one direction only.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,33 +36,36 @@ class EvalOptions:
 
 
 MethodFactory = Callable[[Benchmark, Catalog, EvalOptions], Any]
-_METHODS: dict[str, MethodFactory] = {}
+
+#: Every method: name -> its factory, as ``module:function`` (imported on use).
+METHODS: dict[str, str] = {
+    "bm25": "libra.eval.methods:bm25",
+    "dense": "libra.eval.methods:dense",
+    "hybrid": "libra.eval.methods:hybrid",
+    "libra": "libra.eval.methods:libra_propagation",
+    "libra-hybrid": "libra.eval.methods:libra_hybrid",
+    "schema-only": "libra.eval.methods:schema_only",
+    "toolrex": "libra.eval.methods:toolrex",
+    "tgr-adapt": "libra.eval.methods:tgr_adapt",
+    "ego-trip": "libra.eval.methods:ego_trip",
+    "toolreagt": "libra.eval.methods:toolreagt",
+    "scitoolkg": "libra.eval.benchmark_methods:scitoolkg",
+}
 
 
-def register_method(name: str) -> Callable[[MethodFactory], MethodFactory]:
-    def deco(fn: MethodFactory) -> MethodFactory:
-        _METHODS[name] = fn
-        return fn
-
-    return deco
-
-
-@register_method("bm25")
-def _bm25(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def bm25(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.retrieval.bm25 import BM25Retriever
 
     return BM25Retriever().fit(catalog)
 
 
-@register_method("dense")
-def _dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.retrieval.dense import DenseRetriever
 
     return DenseRetriever(opts.embedder, document=opts.document).fit(catalog)
 
 
-@register_method("hybrid")
-def _hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     from libra.retrieval.hybrid import bm25_dense
 
     return bm25_dense(opts.embedder, opts.document).fit(catalog)
@@ -73,8 +82,7 @@ def _graph_retriever(
     return GraphRetriever(base, edges_of(lib), name=name, **graph_options(opts.extra)).fit(catalog)
 
 
-@register_method("libra")
-def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def libra_propagation(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense seeds + propagation over the library's retained relations."""
     from libra.eval.libraries import library_edges
     from libra.retrieval.dense import DenseRetriever
@@ -84,8 +92,7 @@ def _libra(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     )
 
 
-@register_method("libra-hybrid")
-def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """The same propagation over a hybrid base (reciprocal rank fusion of BM25 and dense)."""
     from libra.eval.libraries import library_edges
     from libra.retrieval.hybrid import bm25_dense
@@ -95,8 +102,7 @@ def _libra_hybrid(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     )
 
 
-@register_method("schema-only")
-def _schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def schema_only(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Propagation over every schema-compatible candidate composition, before execution filtering (Table 4)."""
     from libra.eval.libraries import candidate_edges
     from libra.retrieval.dense import DenseRetriever
@@ -119,16 +125,14 @@ def _llm_run(name: str, opts: EvalOptions) -> Any:
     return LLMRun(replace(opts.llm))
 
 
-@register_method("toolrex")
-def _toolrex(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def toolrex(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense retrieval over each tool's document plus an LLM-written, LLM-checked profile (ToolREX)."""
     from libra.eval.baselines.toolrex import ToolRexRetriever
 
     return ToolRexRetriever(_llm_run("toolrex", opts), opts.embedder, opts.document).fit(catalog)
 
 
-@register_method("tgr-adapt")
-def _tgr(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def tgr_adapt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Dense retrieval over tool embeddings convolved along LLM-labelled dependencies (TGR-Adapt)."""
     from libra.eval.baselines.tgr import DEFAULT_NEIGHBOURS, TGRRetriever
 
@@ -136,8 +140,7 @@ def _tgr(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     return TGRRetriever(_llm_run("tgr-adapt", opts), opts.embedder, opts.document, neighbours).fit(catalog)
 
 
-@register_method("ego-trip")
-def _ego_trip(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def ego_trip(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """Tools of the ego graphs a dense search matches in an LLM-extracted knowledge graph (Ego-Trip)."""
     from libra.eval.baselines.egotrip import EgoTripRetriever
 
@@ -147,8 +150,7 @@ def _ego_trip(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 DEFAULT_AGENT_BASE = "libra"
 
 
-@register_method("toolreagt")
-def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+def toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
     """A ReAct agent searching with ``tool_retriever`` backed by ``--base`` (default libra) for up to 10 turns."""
     from libra.eval.baselines.toolreagt import MAX_ITERATIONS, ToolReAGtRetriever
     from libra.retrieval.base import retrieve_names
@@ -164,14 +166,14 @@ def _toolreagt(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
 
 
 def check_agent_base(name: str) -> None:
-    """The agent's retriever: any registered method except an agent itself."""
+    """The agent's retriever: any method except an agent itself."""
     from libra.eval.baselines import AGENTIC_METHODS
 
-    get_method(name)
+    check_method(name)
     if name.strip().lower() in AGENTIC_METHODS:
         raise ConfigError(
             f"--base {name} is an agent itself: choose one of "
-            f"{', '.join(m for m in sorted(_METHODS) if m not in AGENTIC_METHODS)}"
+            f"{', '.join(m for m in sorted(METHODS) if m not in AGENTIC_METHODS)}"
         )
 
 
@@ -179,7 +181,7 @@ def method_help() -> str:
     """The ``--method`` help: every method, the LLM ones with the line that says how to enable them."""
     from libra.eval.baselines import ENABLE_HINT, LLM_METHODS
 
-    plain = [m for m in sorted(_METHODS) if m not in LLM_METHODS]
+    plain = [m for m in sorted(METHODS) if m not in LLM_METHODS]
     return (
         f"retrieval method (repeatable): {', '.join(plain)}; the LLM methods {', '.join(LLM_METHODS)} each "
         f"{ENABLE_HINT}"
@@ -187,11 +189,18 @@ def method_help() -> str:
 
 
 def available_methods() -> list[str]:
-    return sorted(_METHODS)
+    return sorted(METHODS)
+
+
+def check_method(name: str) -> str:
+    """The method's key in :data:`METHODS` (case and surrounding blanks ignored); nothing is imported."""
+    key = name.strip().lower()
+    if key not in METHODS:
+        raise ConfigError(f"unknown method {name!r}: choose from {', '.join(sorted(METHODS))}")
+    return key
 
 
 def get_method(name: str) -> MethodFactory:
-    key = name.strip().lower()
-    if key not in _METHODS:
-        raise ConfigError(f"unknown method {name!r}: choose from {', '.join(sorted(_METHODS))}")
-    return _METHODS[key]
+    """The factory of method ``name``, imported from where :data:`METHODS` says it lives."""
+    module, function = METHODS[check_method(name)].split(":")
+    return getattr(importlib.import_module(module), function)

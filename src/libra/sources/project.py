@@ -23,8 +23,8 @@
 
 ``pyproject.toml`` may hold the same under ``[tool.libra]``. Relative paths (Python files, the sandbox template)
 are relative to the file that names them. Every key is checked when the file is read, before any work: an
-unknown key is refused with the closest known one, and build options go through the very checks their command
-line options have (:mod:`libra.cli.options`), so ``max-calls = 0`` is refused exactly as ``--max-calls 0``.
+unknown key is refused with the closest known one, and build options go through the very definitions their command
+line options have (:mod:`libra.sources.build_options`), so ``max-calls = 0`` is refused exactly as ``--max-calls 0``.
 
 MCP servers are parsed and checked here (as :class:`libra.runtime.mcp.client.ServerSpec`) and handed, as a whole,
 to :func:`make_mcp_source`; see docs/mcp.md for the keys a server takes beyond those shown.
@@ -47,8 +47,6 @@ from libra.sources.python import ToolSpec, add_search_path, parse_spec
 TOP_KEYS = ("name", "python", "mcp", "sandbox", "fixtures", "build")
 PYTHON_KEYS = ("tools", "namespace")
 SANDBOX_KEYS = ("template",)
-#: ``libra build`` options a project file cannot set: where the result goes, and the sources themselves.
-NOT_IN_FILE = ("out", "config", "tools", "help")
 _SERVER_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
@@ -152,7 +150,7 @@ def mcp_keys() -> tuple[str, ...]:
 def _mcp(entries: Any, path: Path) -> list[Any]:
     """The ``[[mcp]]`` servers as the MCP runtime's server specs, checked by that spec (types, ``state``,
     timeouts) after the keys and the ``command``/``url`` rule are checked here with the file's own wording."""
-    from libra.cli.options import http_url
+    from libra._util.checks import http_url
     from libra.runtime.mcp.client import ServerSpec, find_command, missing_command_message
 
     servers: list[Any] = []
@@ -214,34 +212,15 @@ def _sandbox(value: Any, path: Path) -> Sandbox:
     return Sandbox(template.resolve())
 
 
-def _build_command() -> Any:
-    """The ``libra build`` command as click sees it (its options carry their checks)."""
-    import typer
-
-    from libra.cli.main import _register_optional_commands, app
-
-    _register_optional_commands()
-    return typer.main.get_command(app).commands["build"]  # type: ignore[attr-defined]
-
-
-def build_option_params() -> dict[str, Any]:
-    """The ``libra build`` options a project file may set: file key (the option without ``--``) -> click parameter."""
-    out = {}
-    for param in _build_command().params:
-        opt = param.opts[0]
-        if opt.startswith("--") and param.name not in NOT_IN_FILE:
-            out[opt[2:]] = param
-    return out
-
-
 def _build(value: Any, path: Path) -> dict[str, Any]:
     """Build options, converted and checked by the build command's own option definitions."""
     import typer
 
+    from libra.sources.build_options import build_option_params, convert_build_value
+
     table = _table(value, path, "[build]")
     params = build_option_params()
     _check_keys(table, list(params), path, "[build]")
-    ctx = typer.Context(_build_command())
     out: dict[str, Any] = {}
     for key, raw in table.items():
         param = params[key]
@@ -253,7 +232,7 @@ def _build(value: Any, path: Path) -> dict[str, Any]:
         if isinstance(raw, (dict, list, bool)):
             raise ConfigError(f"{_where(path, '[build]')}: {key} must be a single value, got {type(raw).__name__}")
         try:
-            out[param.name] = param.process_value(ctx, raw)
+            out[param.name] = convert_build_value(param, raw)
         except typer.BadParameter as exc:
             raise ConfigError(f"{_where(path, '[build]')}: {key}: {exc.message}") from None
     return out

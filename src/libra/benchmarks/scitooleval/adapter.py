@@ -11,7 +11,7 @@ questions, the level-1 reference answers (for the inputs the reference runs used
   gold = the distinct tools of ``tool_path`` in order, with two misspelled gold names mapped to catalog names
   (:data:`GOLD_FIXES`). :meth:`SciToolEvalBenchmark.tasks` returns the frozen executable subset
   (``frozen_subset.json``, written by ``benchmarks/freeze_scitooleval.py``) unless built with ``subset="all"``.
-- SciToolKG: the ``scitoolkg`` retrieval method (see :class:`SciToolKGRetriever`), registered on import.
+- SciToolKG: :func:`scitoolkg_retriever` (see :class:`SciToolKGRetriever`), the evaluation method ``scitoolkg``.
 """
 
 from __future__ import annotations
@@ -538,25 +538,11 @@ class SciToolKGRetriever:
         return out
 
 
-def _register_methods() -> None:
-    from libra.eval.methods import register_method
-
-    @register_method("scitoolkg")
-    def _scitoolkg(bench: Benchmark, catalog: Catalog, opts: Any) -> SciToolKGRetriever:
-        if bench.name != "scitooleval":
-            raise ConfigError(
-                f"method 'scitoolkg' needs the SciToolKG graph of benchmark 'scitooleval', not {bench.name!r}"
-            )
-        extra = getattr(opts, "extra", {}) or {}
-        return SciToolKGRetriever(
-            embedder=getattr(opts, "embedder", "minilm"),
-            top_seeds=int(extra.get("kg_seeds", 5)),
-            hops=int(extra.get("kg_hops", 3)),
-            max_tools=int(extra.get("kg_max_tools", 10)),
-        ).fit(catalog)
-
-
-_register_methods()
+def scitoolkg_retriever(
+    catalog: Catalog, embedder: Any = "minilm", top_seeds: int = 5, hops: int = 3, max_tools: int = 10
+) -> SciToolKGRetriever:
+    """SciToolKG fitted on ``catalog``: what the evaluation method ``scitoolkg`` runs."""
+    return SciToolKGRetriever(embedder=embedder, top_seeds=top_seeds, hops=hops, max_tools=max_tools).fit(catalog)
 
 
 # ---------------------------------------------------------------------------------------------------------------
