@@ -35,7 +35,9 @@ def _rel(path: Path) -> str:
 
 
 def test_modules_are_small():
-    too_long = {_rel(p): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES}
+    too_long = {
+        _rel(p): n for p in _modules() if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
     allowed = EXCEPTIONS.get("modules", {})
     assert set(too_long) - set(allowed) == set(), f"modules over {MAX_MODULE_LINES} lines: {too_long}"
     assert set(allowed) - set(too_long) == set(), "listed as exceptions but no longer long: remove them"
@@ -81,7 +83,11 @@ _CITATION = re.compile(r"\b(?:issue|defect)s?\s+#?\d+|\(#\d+\)|\bissue\s+\d+\b",
 def _prose(path: Path) -> list[tuple[int, str]]:
     """Comments and docstrings of a module, with their line numbers."""
     text = path.read_text(encoding="utf-8")
-    out = [(t.start[0], t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+    out = [
+        (t.start[0], t.string)
+        for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        if t.type == tokenize.COMMENT
+    ]
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             doc = ast.get_docstring(node, clean=False)

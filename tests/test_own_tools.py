@@ -17,8 +17,7 @@ from libra import tool
 from libra.cli.main import main
 from libra.errors import ConfigError
 from libra.library.artifact import Library
-from libra.sources.python import parse_spec
-from libra.sources.user import ToolsBenchmark
+from libra.sources.python import PythonSource, parse_spec
 from tests.fixtures import shop_tools
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,25 +99,23 @@ def test_factory_in_a_file_makes_the_instance(tmp_path, capsys):
 
 def test_clashing_names_are_qualified_and_namespaces_prefix():
     both = (
-        ToolsBenchmark([parse_spec("tests.fixtures.shop_tools"), parse_spec(f"{FACTORY_FILE}:make_shop")])
-        .catalog()
-        .names
+        PythonSource([parse_spec("tests.fixtures.shop_tools"), parse_spec(f"{FACTORY_FILE}:make_shop")]).catalog().names
     )
     assert "shop_tools.search_products" in both and "PricedShop.search_products" in both
     assert "search_products" not in both and "quote" in both and "login" in both  # only the clash is qualified
     spaced = (
-        ToolsBenchmark([parse_spec("shop=tests.fixtures.shop_tools"), parse_spec(f"{FACTORY_FILE}:make_shop")])
+        PythonSource([parse_spec("shop=tests.fixtures.shop_tools"), parse_spec(f"{FACTORY_FILE}:make_shop")])
         .catalog()
         .names
     )
     assert {"shop.search_products", "shop.get_product", "shop.login", "search_products", "quote"} <= set(spaced)
     with pytest.raises(ConfigError, match="published twice"):
-        ToolsBenchmark([parse_spec("x=tests.fixtures.shop_tools"), parse_spec(f"x={FACTORY_FILE}:make_shop")])
+        PythonSource([parse_spec("x=tests.fixtures.shop_tools"), parse_spec(f"x={FACTORY_FILE}:make_shop")])
 
 
 def test_decorator_keeps_calling_and_puts_examples_in_the_contract():
     assert shop_tools.search_products("mug") == {"products": [{"product_id": "p-100", "title": "Blue ceramic mug"}]}
-    catalog = ToolsBenchmark([parse_spec("tests.fixtures.shop_tools")]).catalog()
+    catalog = PythonSource([parse_spec("tests.fixtures.shop_tools")]).catalog()
     search = catalog["search_products"]
     assert search.parameters["properties"]["query"]["examples"] == ["mug", "lamp"]
     assert search.group == "catalog" and catalog["login"].group == "shop_tools"
@@ -345,7 +342,7 @@ def shop_library(tmp_path_factory) -> Path:
 
     path = tmp_path_factory.mktemp("own") / "shop.json"
     build_library(
-        ToolsBenchmark([parse_spec("tests.fixtures.shop_tools")]), path, BuildOptions(workers=0, progress=False)
+        PythonSource([parse_spec("tests.fixtures.shop_tools")]), path, BuildOptions(workers=0, progress=False)
     )
     return path
 

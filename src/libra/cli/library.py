@@ -173,32 +173,13 @@ def _build_target(benchmark: str | None, tools: list[str] | None, config: Path |
         from libra.benchmarks.registry import get_benchmark
 
         return get_benchmark(benchmark)
-    from libra.sources.user import ToolsBenchmark
-
     if tools:
-        from libra.sources.python import parse_spec
+        from libra.sources.python import PythonSource, parse_spec
 
-        return ToolsBenchmark([parse_spec(t) for t in tools])
+        return PythonSource([parse_spec(t) for t in tools])
     from libra.sources.project import load_project
 
-    project = load_project(config)  # type: ignore[arg-type]
-    # In a mixed build the project's fixtures go with the MCP side, which fills in {sandbox}; MixedBenchmark merges.
-    python_fixtures = None if project.mcp else project.fixtures
-    python = (
-        ToolsBenchmark(project.python, name=project.name, fixtures=python_fixtures, search=[str(project.path.parent)])
-        if project.python
-        else None
-    )
-    if not project.mcp:
-        return python
-    from libra.sources.project import make_mcp_source
-
-    mcp = make_mcp_source(project.mcp, project.sandbox, name=project.name, fixtures=project.fixtures)
-    if python is None:
-        return mcp
-    from libra.sources.user import MixedBenchmark
-
-    return MixedBenchmark(python, mcp, name=project.name)
+    return load_project(config).source()  # type: ignore[arg-type]
 
 
 def _with_project_options(ctx: typer.Context, config: Path | None) -> dict[str, Any]:

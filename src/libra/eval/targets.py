@@ -26,8 +26,8 @@ def eval_target(benchmark: str | None, tasks_path: Path | None, library: Path | 
                 "library's catalog"
             )
         return get_benchmark(benchmark)
+    from libra.eval.own_tasks import LibraryBenchmark, TasksOnBenchmark
     from libra.eval.tasks_file import check_gold, read_tasks
-    from libra.sources.user import LibraryBenchmark, TasksOnBenchmark
 
     tasks = read_tasks(tasks_path)
     if benchmark is not None:

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from libra.errors import ConfigError
+from libra.sources.base import ToolSource
 from libra.sources.python import ToolSpec, add_search_path, parse_spec
 
 TOP_KEYS = ("name", "python", "mcp", "sandbox", "fixtures", "build")
@@ -70,12 +71,36 @@ class Project:
     #: build options by the build command's parameter names (``max_calls``), already converted and checked
     build: dict[str, Any] = field(default_factory=dict)
 
+    def source(self) -> ToolSource:
+        """What the file builds: its Python sources, its MCP servers, or both as one mixed source.
+
+        In a mixed build the file's fixtures go with the MCP side, which fills in ``{sandbox}``; the mixed source
+        merges both sides' fixtures."""
+        from libra.sources.python import PythonSource
+
+        python_fixtures = None if self.mcp else self.fixtures
+        python = (
+            PythonSource(self.python, name=self.name, fixtures=python_fixtures, search=[str(self.path.parent)])
+            if self.python
+            else None
+        )
+        if not self.mcp:
+            if python is None:
+                raise ConfigError(f"{self.path}: no tools: add a [[python]] table or an [[mcp]] server")
+            return python
+        mcp = make_mcp_source(self.mcp, self.sandbox, name=self.name, fixtures=self.fixtures)
+        if python is None:
+            return mcp
+        from libra.sources.mixed import MixedSource
+
+        return MixedSource(python, mcp, name=self.name)
+
 
 def make_mcp_source(
     servers: Sequence[Any], sandbox: Sandbox, *, name: str | None = None, fixtures: Mapping[str, Any] | None = None
 ) -> Any:
     """The one place a build turns ``[[mcp]]`` servers and ``[sandbox]`` into something to build: an
-    :class:`~libra.sources.mcp.McpSource` (a benchmark whose servers share one sandbox directory)."""
+    :class:`~libra.sources.mcp.McpSource` (a source whose servers share one sandbox directory)."""
     from libra.sources.mcp import McpSource
 
     return McpSource(list(servers), sandbox.template, name=name or "mcp", fixtures=fixtures)
