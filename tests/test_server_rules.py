@@ -8,7 +8,7 @@ from __future__ import annotations
 from libra.catalog import Tool
 from libra.contracts.model import Argument, Contract, Template
 from libra.contracts.offline.proposer import missing_references, propose, revise
-from libra.induction.explore.engine import path_inside, with_leaf
+from libra.induction.explore.inputs import path_inside, with_leaf
 from libra.schema import message_parameter, repair_literal
 
 
