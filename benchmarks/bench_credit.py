@@ -33,7 +33,7 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
     from libra.eval.methods import EvalOptions
     from libra.eval.runner import run_method
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.explore.engine import BuildConfig
+    from libra.induction.config import BuildConfig
     from libra.retrieval.dense import DenseRetriever
     from libra.retrieval.graph import PropagationGraph, propagation_scores
 
@@ -68,7 +68,7 @@ def _benchmark_row(name: str, credit: str, workdir: Path) -> dict:
 def _suite_row(credit: str) -> dict:
     from tests import generalization as gen
 
-    from libra.induction.explore.engine import BuildConfig
+    from libra.induction.config import BuildConfig
 
     designed = found = hit = total = 0
     hits: list = []

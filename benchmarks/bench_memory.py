@@ -24,7 +24,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     args = ap.parse_args()
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.explore.engine import BuildConfig
+    from libra.induction.config import BuildConfig
     from synthetic_apps import SynthBenchmark
 
     with tempfile.TemporaryDirectory(prefix="libra-bench-memory-") as tmp:

@@ -191,7 +191,7 @@ def appworld_model(workers: int, budget: int, dispatch_ms: float) -> dict[str, A
     """
     from libra.benchmarks.registry import get_benchmark
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.explore.engine import BuildConfig
+    from libra.induction.config import BuildConfig
 
     full = json.loads((RESULTS / "build-appworld.json").read_text())
     fs = full["stats"]

@@ -419,7 +419,7 @@ def main(argv: list[str]) -> None:
     """``python -m tests.induction_toys OUT DELAY [EXECUTOR WORKERS]``: build the toy library (used by the resume
     tests; in-process unless an executor and a number of workers are given)."""
     from libra.induction.build import BuildOptions, build_library
-    from libra.induction.explore.engine import BuildConfig
+    from libra.induction.config import BuildConfig
 
     out, delay = argv[0], float(argv[1])
     executor, workers = (argv[2], int(argv[3])) if len(argv) > 3 else ("local", 0)

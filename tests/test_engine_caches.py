@@ -73,18 +73,18 @@ def test_fit_verdicts_match_plain_validation_when_asked_again() -> None:
         for param in PARAMS["properties"]:
             for _ in range(2):  # the second answer comes from the cache
                 for value in values:
-                    got, want = engine._fits(tool, param, value), _plain(tool, param, value)
+                    got, want = engine.fits.as_passed(tool, param, value), _plain(tool, param, value)
                     assert got == want and type(got) is type(want), (tool_name, param, value, got, want)
     # inputs whose schemas differ only in their descriptions share one validator (count, limit on both tools)
-    assert len(engine._validators) == 4
+    assert len(engine.fits.validators) == 4
 
 
 def test_a_listed_fit_is_a_new_list_each_time() -> None:
     engine = _engine()
     tool = engine.catalog["T.list"]
-    first = engine._fits(tool, "tags", "red")
+    first = engine.fits.as_passed(tool, "tags", "red")
     first.append("mutated")  # type: ignore[union-attr]
-    assert engine._fits(tool, "tags", "red") == ["red"]
+    assert engine.fits.as_passed(tool, "tags", "red") == ["red"]
 
 
 def test_words_are_a_fresh_list_per_call() -> None:

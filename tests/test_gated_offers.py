@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.explore.engine import BuildConfig, gate_message
+from libra.induction.config import BuildConfig
+from libra.induction.explore.schedule import gate_message
 
 from .induction_toys import ClassesBenchmark
 

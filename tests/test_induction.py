@@ -13,7 +13,7 @@ import pytest
 
 from libra.errors import LibraryFormatError
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.explore.engine import BuildConfig
+from libra.induction.config import BuildConfig
 from libra.library.artifact import Candidate, Library
 
 from .conftest import needs_bfcl
@@ -545,18 +545,18 @@ def test_written_tells_an_addressed_record_from_a_written_value():
 
     Before, any occurrence in the diff counted, so an address change "provided" the customer id it was given.
     """
-    from libra.induction.explore.engine import _written
+    from libra.induction.explore.values import written
 
     diff = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
-    assert not _written("C1", diff)
-    assert _written("B2", diff)
-    assert _written("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
+    assert not written("C1", diff)
+    assert written("B2", diff)
+    assert written("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
 
 
 def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
     """A reply naming the key of a record the call changed in place (not one it added or wrote as a value) is what
     a creation whose new key coincides with an existing record looks like: the engine runs it once more."""
-    from libra.induction.explore.engine import _rewrote_in_place
+    from libra.induction.explore.values import rewrote_in_place
 
     diff = {
         "Desk": {
@@ -568,32 +568,32 @@ def test_rewrote_in_place_names_a_record_changed_without_being_given_it():
             "removed": {},
         }
     }
-    assert _rewrote_in_place(12446, diff)
-    assert _rewrote_in_place("12446", diff)
-    assert not _rewrote_in_place(12447, diff)  # written: the counter's new value
-    assert not _rewrote_in_place(2.0, diff)  # a value written, not a key
-    assert not _rewrote_in_place("1244", diff)  # a key is matched whole
-    assert _rewrote_in_place(
+    assert rewrote_in_place(12446, diff)
+    assert rewrote_in_place("12446", diff)
+    assert not rewrote_in_place(12447, diff)  # written: the counter's new value
+    assert not rewrote_in_place(2.0, diff)  # a value written, not a key
+    assert not rewrote_in_place("1244", diff)  # a key is matched whole
+    assert rewrote_in_place(
         "C1", {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
     )
-    assert not _rewrote_in_place("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
+    assert not rewrote_in_place("f.txt", {"Fs": {"changed": {}, "added": {"files.f.txt": {"size": 0}}, "removed": {}}})
 
 
 def test_filled_tells_a_blank_record_given_content_from_an_overwrite():
     """A call that gives a blank record its first content is a source of the record's key; an overwrite is not."""
-    from libra.induction.explore.engine import _filled
+    from libra.induction.explore.values import filled
 
     blank = {
         "Fs": {"changed": {'root.contents["a.txt"].content': {"before": "", "after": "hi"}}, "added": {}, "removed": {}}
     }
-    assert _filled("a.txt", blank)
+    assert filled("a.txt", blank)
     overwrite = {"Desk": {"changed": {"customers.C1.zip": {"before": "A1", "after": "B2"}}, "added": {}, "removed": {}}}
-    assert not _filled("C1", overwrite)
-    assert not _filled("a.txt", {"Fs": {"changed": {}, "added": {}, "removed": {'root.contents["a.txt"]': {}}}})
+    assert not filled("C1", overwrite)
+    assert not filled("a.txt", {"Fs": {"changed": {}, "added": {}, "removed": {'root.contents["a.txt"]': {}}}})
 
 
 def test_record_of_names_the_innermost_list_element():
-    from libra.induction.explore.engine import record_of
+    from libra.induction.explore.values import record_of
 
     assert record_of("response", "$[1]['zip_code']") == "response:$[1]"
     assert record_of("response", "$['latitude']") == "response:$"
@@ -636,11 +636,11 @@ def test_an_offer_takes_the_other_fields_of_its_own_record():
 
 def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
     """A call given one string as two inputs cannot tell the roles apart (issue 18, defect 12)."""
-    from libra.induction.explore.engine import _offer_coincides
+    from libra.induction.explore.binding import offer_coincides
 
     args = {"customer_id": "C1", "zip_code": "C1"}
-    assert _offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
-    assert not _offer_coincides(
+    assert offer_coincides(args, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7})
+    assert not offer_coincides(
         {"customer_id": "C1", "zip_code": "Z9"}, {"customer_id": 3, "zip_code": 7}, {"zip_code": 7}
     )
 

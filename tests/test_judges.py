@@ -1,6 +1,6 @@
 """Algorithm 1's three tests on hand-built invocation records, every verdict checked by hand."""
 
-from libra.induction.explore.engine import control_choices
+from libra.induction.explore.controls import control_choices
 from libra.induction.judges import (
     Run,
     differs_substantively,

@@ -18,7 +18,7 @@ from libra.eval.libraries import (
 )
 from libra.eval.methods import EvalOptions
 from libra.induction.build import BuildOptions, library_key
-from libra.induction.explore.engine import BuildConfig
+from libra.induction.config import BuildConfig
 
 from .induction_toys import ShopBenchmark
 

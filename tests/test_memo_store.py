@@ -13,7 +13,8 @@ import pytest
 from libra.contracts.check import check_contracts
 from libra.induction.build import BuildOptions, build_library, memo_path
 from libra.induction.candidates import candidate_compositions
-from libra.induction.explore.engine import BuildConfig, Engine
+from libra.induction.config import BuildConfig
+from libra.induction.explore.engine import Engine
 from libra.induction.peak import PeakMemory, descendants
 from libra.library.artifact import Library
 from libra.probing.memo import MemoStore

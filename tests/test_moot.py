@@ -21,7 +21,9 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.explore.engine import BuildConfig, Engine, ValueTest
+from libra.induction.config import BuildConfig
+from libra.induction.explore.engine import Engine
+from libra.induction.explore.types import ValueTest
 from libra.induction.providers import no_relation_causes
 from libra.probing.memo import MemoStore
 from libra.runtime.python.runtime import PythonRuntime

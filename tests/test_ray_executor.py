@@ -19,7 +19,7 @@ import ray
 
 import libra
 from libra.induction.build import BuildOptions, build_library
-from libra.induction.explore.engine import BuildConfig
+from libra.induction.config import BuildConfig
 from libra.library.artifact import Library
 from tests import generalization as gen
 from tests.conftest import needs_bfcl

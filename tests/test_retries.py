@@ -15,8 +15,8 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.config import DEFAULT_RETRY_SHARE
-from libra.induction.explore.engine import BuildConfig, Engine
+from libra.induction.config import DEFAULT_RETRY_SHARE, BuildConfig
+from libra.induction.explore.engine import Engine
 from libra.induction.explore.retries import retry_budget
 from libra.probing.memo import MemoStore
 from tests import generalization as gen

@@ -11,7 +11,7 @@ from libra.contracts.offline.feedback import missing_references
 from libra.contracts.offline.proposer import propose
 from libra.contracts.offline.revision import revise
 from libra.contracts.repair import message_parameter, repair_literal
-from libra.induction.explore.engine import path_inside, with_leaf
+from libra.induction.explore.inputs import path_inside, with_leaf
 
 
 def _tool(name: str, params: dict, required: list[str]) -> Tool:

@@ -13,7 +13,8 @@ from typing import Any
 from libra.contracts.check import check_contracts
 from libra.induction.build import BuildOptions, build_library
 from libra.induction.candidates import candidate_compositions
-from libra.induction.explore.engine import BuildConfig, Engine
+from libra.induction.config import BuildConfig
+from libra.induction.explore.engine import Engine
 from libra.probing.memo import MemoStore, memo_key
 from libra.probing.nodes import Node, child, lineage
 from libra.runtime.base import State

@@ -1,6 +1,6 @@
-"""Which elements of a long list a call contributes to the pool (libra.induction.explore.engine.spread)."""
+"""Which elements of a long list a call contributes to the pool (libra.induction.explore.values.spread)."""
 
-from libra.induction.explore.engine import _representatives, spread
+from libra.induction.explore.values import representatives, spread
 
 
 def test_spread_by_hand():
@@ -18,10 +18,10 @@ def test_spread_by_hand():
 def test_a_sorted_listing_offers_its_last_kind_too():
     """Seven folders then one file: the file is among the three offered."""
     entries = [(f"d{i}/", None, f"d{i}/", "") for i in range(7)] + [("d6/a.txt", None, "d6/a.txt", "")]
-    picked = [e[0] for e in _representatives(entries, 3)]
+    picked = [e[0] for e in representatives(entries, 3)]
     assert picked == ["d0/", "d4/", "d6/a.txt"]
 
 
 def test_elements_labelled_for_groups_keep_more():
     entries = [(i, None, i, "billing" if i % 2 else "") for i in range(40)]
-    assert len(_representatives(entries, 3)) == 24
+    assert len(representatives(entries, 3)) == 24

@@ -13,7 +13,8 @@ import pytest
 
 from libra.contracts.check import check_contracts
 from libra.induction.candidates import candidate_compositions
-from libra.induction.explore.engine import BuildConfig, Engine
+from libra.induction.config import BuildConfig
+from libra.induction.explore.engine import Engine
 from libra.induction.explore.worklist import Item, ItemCodec, PackedHeap, PackedQueue, order_key
 
 from .conftest import needs_bfcl

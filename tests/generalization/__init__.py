@@ -221,7 +221,7 @@ class Outcome:
 
 def build(name: str, config: Any = None) -> Outcome:
     """Build catalog ``name`` with the default options and no hints, from a freshly imported module
-    (``config``, a :class:`~libra.induction.explore.engine.BuildConfig`, replaces the default one for ablations).
+    (``config``, a :class:`~libra.induction.config.BuildConfig`, replaces the default one for ablations).
 
     The module is re-imported first so that its globals are the ones its source defines, whatever earlier tests
     (or an earlier in-process build) did to them.

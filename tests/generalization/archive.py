@@ -8,7 +8,7 @@ What it exercises, each a generic rule:
   of a long list to the pool (``EngineConfig.values_per_export``, 3). Taken from the front they would all be
   folders, a second listing call would offer the next three folders, the document would never be offered, and
   ``list_tree -> read_document`` would never be found. They are taken spread over the list, first to last
-  (:func:`libra.induction.explore.engine.spread`), so the document is among them.
+  (:func:`libra.induction.explore.values.spread`), so the document is among them.
 - ``archive_document`` moves a document under ``old/`` and answers with its new path, which ``read_document``
   then takes; ``make_folder`` creates a folder, which it does not take.
 """

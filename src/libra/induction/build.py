@@ -25,7 +25,9 @@ from libra.contracts.check import Proposer, check_contracts, get_proposer
 from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
 from libra.embeddings.fields import FieldEncoder
 from libra.induction.candidates import candidate_compositions, candidate_table
-from libra.induction.explore.engine import CHECKPOINT_VERSION, BuildConfig, Engine
+from libra.induction.config import BuildConfig
+from libra.induction.explore.checkpoint import CHECKPOINT_VERSION
+from libra.induction.explore.engine import Engine
 from libra.induction.health import health_summary, rejection_messages, warn
 from libra.induction.peak import PeakMemory
 from libra.induction.providers import no_relation_causes

@@ -1,5 +1,5 @@
-"""A build's health summary (issue 18, defect 17): a build that ends with most tools never succeeding, or with no
-relation at all, must say so instead of reporting success silently.
+"""A build's health summary: a build that ends with most tools never succeeding, or with no relation at all,
+must say so instead of reporting success silently.
 
 The summary is kept in the library's ``stats["health"]`` and printed by ``libra show``; :func:`warn` prints its
 warning at the end of the build.

@@ -73,7 +73,7 @@ def no_relation_causes(engine: Engine, succeeded: set[str] | frozenset[str] = fr
     offered = engine.pair_offers.providers()
     tested: dict[str, set[str]] = {}
     for pair in engine.pair_tests:
-        if engine.concluded_tests(pair) <= 0:  # every test of the pair was moot (Engine._moot): not tested
+        if engine.concluded_tests(pair) <= 0:  # every test of the pair was moot (JudgingMixin._moot): not tested
             continue
         tested.setdefault(pair[0], set()).add(pair[2])
     creators = {engine.calls[n.creator].tool for n in engine.nodes if n.creator >= 0}

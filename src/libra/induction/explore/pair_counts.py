@@ -4,8 +4,9 @@ Why: the engine counts offers per (provider, export, consumer, input) so that a 
 few (``BuildConfig.offers_per_pair``). A large build touches a large share of its candidate pairs (AppWorld: 2.1 M
 candidates, 440 k pairs counted after 34 k calls), and as a dict of 4-tuples each counted pair cost about 120 bytes
 (the tuple and the dict's entry). The pairs a provider field can be offered to are fixed when the engine indexes
-the candidates (``Engine.by_provider``), so a count needs no key of its own: it is the element of an unsigned
-32-bit array at the pair's position in that index, four bytes per pair of a provider field that produced a value.
+the candidates (``InputRules.by_provider``, :mod:`.inputs`), so a count needs no key of its own: it is the element
+of an unsigned 32-bit array at the pair's position in that index, four bytes per pair of a provider field that
+produced a value.
 """
 
 from __future__ import annotations

@@ -16,8 +16,9 @@ runs the same calls in the same order, and retries only add relations. The one t
 when the exploration makes it (:attr:`RetryLedger.made`), exactly as a call contract checking made does.
 
 The same books hold the side tests of a placed offer's success (the usual control of the ``path`` beside an
-edit's placed text, see :meth:`libra.induction.explore.engine.Engine._plan_controls`): tests the exploration's own rule
-leaves out, added the same way, without changing what it runs.
+edit's placed text, see :meth:`libra.induction.explore.planning.PlanningMixin._plan_controls`): tests the
+exploration's own rule leaves out, added the same way, without changing what it runs. The phase that runs the
+retries and those tests is :mod:`.retrying`.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class RetryLedger:
     - ``relations``: relations the retries' tests kept that the exploration had not (the exploration's own are
       looked up too, so no retry tests a relation already known, but none is written there);
     - ``pair_tests``: tests per (provider, export, consumer, input) the retries ran, capped like the
-      exploration's but counted apart, and ``pair_moot``/``moot_values`` their moot tests (``Engine._moot``);
+      exploration's but counted apart, and ``pair_moot``/``moot_values`` their moot tests (``JudgingMixin._moot``);
     - ``seen``: digests of the retry calls run (state, tool, arguments, credit), so none runs twice;
     - ``made``: memo keys of calls a retry executed that the exploration has not made itself yet;
     - ``rebound``: per (consumer template, offer), the bindings tried and retries spent (:mod:`.rebind`);

@@ -36,8 +36,8 @@ class Item:
     tool: str
     template: int
     fixed: tuple[tuple[str, int], ...] = ()  # (input, pool value id) bindings chosen by the caller: at most one
-    state_test: bool = False  # offered only as a test of the state it runs in (see the offers in ``Engine.step``)
-    number_offer: bool = False  # a value offered to an input the template fills with a literal (see ``_offers``)
+    state_test: bool = False  # offered only as a test of the state it runs in (see ``OffersMixin._offers``)
+    number_offer: bool = False  # offered to an input the template fills with a literal (see ``OffersMixin._offers``)
     # "" (the value is the argument), "folder" (it is the folder the template's relative path literal is placed
     # in: ``placed_path``) or "leaf" (it replaces the reference inside the template's structured literal)
     placement: str = ""
@@ -194,8 +194,8 @@ class PackedHeap:
     :meth:`pop` answers None (a dropped item) where the full heap would have popped one of them last. What it
     keeps for that is one number, the largest (priority, sequence) left out that the full heap would still hold:
     the full heap pops a left-out item before any held item that sorts after it, so once :meth:`pop` returns such
-    an item every left-out one is behind. Which items are left out is the owner's promise (see ``Engine._spent``);
-    the order of the held ones is untouched.
+    an item every left-out one is behind. Which items are left out is the owner's promise (see
+    ``ScheduleMixin._spent``); the order of the held ones is untouched.
     """
 
     def __init__(self, codec: ItemCodec) -> None:
