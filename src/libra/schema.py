@@ -11,9 +11,6 @@ import functools
 import json
 from typing import Any
 
-# re-exported for libra.induction until it imports from libra._util.text
-from libra._util.text import words  # noqa: F401
-
 _TYPE_ALIASES = {
     "dict": "object",
     "float": "number",
@@ -253,12 +250,3 @@ def _merge_ref(target: Any, siblings: dict[str, Any]) -> Any:
     if set(siblings) & set(target) - _ANNOTATIONS:
         return {**siblings, "allOf": [target]}
     return {**target, **siblings}
-
-
-def __getattr__(name: str) -> Any:
-    """Names that moved to an upper layer, imported when first asked for (at the top they would be a cycle)."""
-    if name == "stated_form":  # re-exported for libra.induction until it imports from libra.contracts.literals
-        from libra.contracts.literals import stated_form
-
-        return stated_form
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,8 @@ from typing import Any
 from libra._util.io import path_lock
 from libra._util.version import VERSION
 from libra.catalog import Catalog
-from libra.contracts.check import Proposer, check_contracts, get_proposer
+from libra.contracts.check import check_contracts
+from libra.contracts.registry import Proposer, get_proposer
 from libra.embeddings.embedders import DEFAULT_EMBEDDER, get_embedder
 from libra.embeddings.fields import FieldEncoder
 from libra.induction.candidates import candidate_compositions, candidate_table

@@ -14,8 +14,8 @@ from typing import Any
 
 from libra.catalog import Catalog
 from libra.contracts.model import Contract
-from libra.contracts.offline.proposer import schema_type
 from libra.library.artifact import Candidate, CandidateColumns, candidate_columns
+from libra.schema import schema_type
 
 # Which value types an input of a given type accepts. An integer is a valid number; the reverse is not true.
 _ACCEPTS: dict[str, frozenset[str]] = {

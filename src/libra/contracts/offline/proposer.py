@@ -14,21 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from libra.catalog import Tool
-
-# re-exported for libra.induction until it imports from libra.contracts.literals
-from libra.contracts.literals import literal_for, sentinel_for  # noqa: F401
 from libra.contracts.model import Contract
 from libra.contracts.offline.decisions import decide_parameter
 from libra.contracts.offline.exports import argument_exports, response_exports
 from libra.contracts.offline.outcomes import outcome_schemas
 from libra.contracts.offline.revision import revise
 from libra.contracts.offline.templates import propose_templates
-
-# re-exported for libra.induction until it imports from libra.contracts.offline.vocabulary
-from libra.contracts.offline.vocabulary import is_creation_tool  # noqa: F401
-
-# re-exported for libra.induction until it imports from libra.schema
-from libra.schema import schema_type  # noqa: F401
 
 
 def propose(tool: Tool) -> Contract:

@@ -15,8 +15,8 @@ from typing import Any
 
 from libra.catalog import Tool
 from libra.contracts.exclusive import one_of
+from libra.contracts.literals import literal_for
 from libra.contracts.model import Argument
-from libra.contracts.offline.proposer import literal_for
 from libra.induction.explore.state import EngineState
 from libra.induction.explore.types import FIXTURE, PoolValue
 from libra.induction.explore.worklist import Item

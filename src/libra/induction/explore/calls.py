@@ -17,6 +17,7 @@ from typing import Any
 from libra.contracts.model import Contract
 from libra.contracts.outcome import classify_keyed, schema_key
 from libra.induction.explore.state import EngineState
+from libra.induction.explore.stream import CallsOut
 from libra.induction.explore.types import Call, CallInfo
 from libra.probing.memo import MemoKey, memo_key
 from libra.runtime.base import InvocationRecord, State
@@ -25,49 +26,6 @@ __all__ = ["CallsMixin", "CallsOut"]
 
 #: A new call's result: ((memo key, call), record, the light state it led to).
 Done = tuple[tuple[MemoKey, Any], dict[str, Any], State]
-
-
-class CallsOut:
-    """A wave's stream of calls to the runtime, with results taken by ticket in any order.
-
-    The stream hands results back in the order calls were submitted; calls prefetched while a wave is planned
-    (:meth:`CallsMixin._prefetch`) are taken later, in the order the tests list them, so results that come back
-    before their turn wait here (``held``).
-    """
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.submitted = 0
-        self.held: dict[int, tuple[Any, State]] = {}
-        self.taken = 0  # the stream's results taken so far (tickets below it are in ``held`` or were handed out)
-        self.early: dict[MemoKey, int] = {}  # prefetched calls not taken yet: memo key -> ticket
-
-    def submit(self, call: Call) -> int:
-        self.stream.submit(call)
-        self.submitted += 1
-        return self.submitted - 1
-
-    def poll(self) -> None:
-        """Let the workers go on with the calls submitted (see
-        :meth:`~libra.runtime.workers.executor.CallStream.poll`)."""
-        poll = getattr(self.stream, "poll", None)
-        if poll is not None:
-            poll()
-
-    def ready(self, ticket: int) -> bool:
-        """True when the result of ``ticket`` can be had without waiting for a worker."""
-        return ticket in self.held or (ticket == self.taken and self.stream.ready())
-
-    def result(self, ticket: int) -> tuple[Any, State]:
-        while ticket not in self.held:
-            self.held[self.taken] = self.stream.next()
-            self.taken += 1
-        return self.held.pop(ticket)
-
-    def close(self) -> None:
-        self.early.clear()
-        self.held.clear()
-        self.stream.close()
 
 
 class CallsMixin(EngineState):

@@ -17,14 +17,16 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from libra._util.text import words
 from libra.catalog import Catalog, Tool
+from libra.contracts.literals import stated_form
 from libra.contracts.model import Contract
-from libra.contracts.offline.proposer import is_creation_tool, schema_type
+from libra.contracts.offline.vocabulary import is_creation_tool
 from libra.embeddings.fields import humanize
 from libra.induction.config import BuildConfig
 from libra.induction.explore.types import FIXTURE, PoolValue
 from libra.library.artifact import Candidate
-from libra.schema import stated_form, words
+from libra.schema import schema_type
 
 __all__ = ["PATH_WORDS", "InputRules", "offerable_literal", "path_inside", "with_leaf"]
 

@@ -32,9 +32,9 @@ if TYPE_CHECKING:
     from libra.catalog import Catalog
     from libra.contracts.model import Contract
     from libra.induction.config import BuildConfig
-    from libra.induction.explore.calls import CallsOut
     from libra.induction.explore.fits import FitChecker
     from libra.induction.explore.inputs import InputRules
+    from libra.induction.explore.stream import CallsOut
     from libra.induction.explore.worklist import Item
     from libra.probing.memo import MemoStore
     from libra.runtime.base import Runtime
