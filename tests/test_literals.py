@@ -9,10 +9,11 @@ from typing import Any
 
 from libra.benchmarks.base import Benchmark
 from libra.catalog import Catalog, Tool
-from libra.contracts.literals import described_choices, literal_for
 from libra.contracts.offline.decisions import decide_parameter
 from libra.contracts.offline.proposer import propose
 from libra.contracts.offline.templates import MAX_CRITERION_TEMPLATES, MAX_VALUE_VARIANTS
+from libra.values.generator import literal_for
+from libra.values.prose import described_choices
 
 
 def _tool(name: str, properties: dict[str, Any], required: list[str] | None = None, description: str = "") -> Tool:
@@ -167,9 +168,8 @@ def test_conventional_kinds_stay_valid_and_distinct() -> None:
     schema = {"type": "string", "format": "email"}
     assert literal_for("sender_email", schema) != literal_for("recipient_email", schema)
     assert literal_for("source_file", {"type": "string"}) != literal_for("destination_file", {"type": "string"})
-    assert literal_for("home_phone", {"type": "string"}).isdigit() and literal_for(
-        "home_phone", {"type": "string"}
-    ) != literal_for("work_phone", {"type": "string"})
+    home, work = literal_for("home_phone", {"type": "string"}), literal_for("work_phone", {"type": "string"})
+    assert home != work and all(p.startswith("+") and p[1:].isdigit() for p in (home, work))  # E.164
 
 
 def test_choices_written_in_the_description_are_read() -> None:
@@ -252,7 +252,7 @@ def test_message_naming_another_input_blames_no_literal():
     Before, "phone_number must start with '+'" was written into a message's ``text`` literal, the only literal
     of the call, while the phone number (an observation) stayed malformed.
     """
-    from libra.contracts.repair import message_parameter
+    from libra.values.repair import message_parameter
 
     msg = "ValueError: phone_number must start with '+' and country code"
     assert message_parameter(msg, {"text": "sample text"}) == "text"  # no other input known: the only literal

@@ -21,8 +21,8 @@ from libra.contracts.outcome import (
     schema_key,
     with_refusals,
 )
-from libra.contracts.repair import message_parameter, repair_literal
 from libra.runtime.python.runtime import PythonRuntime
+from libra.values.repair import message_parameter, repair_literal
 
 
 def record(output, status: str = "success", state_changes=None, error=None) -> dict:

@@ -1,12 +1,12 @@
 """Inputs that pack several values into one string: the repair read from the tool's rejection
-(:mod:`libra.contracts.packed`), and the measure-word rule of :func:`libra.contracts.literals.encoded_format`."""
+(:mod:`libra.contracts.packed`), and the measure-word rule of :func:`libra.values.prose.encoded_format`."""
 
 from __future__ import annotations
 
 import pytest
 
-from libra.contracts.literals import encoded_format
 from libra.contracts.packed import packed_value, separator, wanted_count
+from libra.values.prose import encoded_format
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from libra.contracts.literals import field_text, literal_for, search_term_literal
 from libra.induction.build import BuildOptions, build_library
+from libra.values.conventions import field_text, search_term_literal
+from libra.values.generator import literal_for
 
 from .induction_toys import ClassesBenchmark
 

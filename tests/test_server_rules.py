@@ -10,8 +10,8 @@ from libra.contracts.model import Argument, Contract, Template
 from libra.contracts.offline.feedback import missing_references
 from libra.contracts.offline.proposer import propose
 from libra.contracts.offline.revision import revise
-from libra.contracts.repair import message_parameter, repair_literal
 from libra.induction.explore.inputs import path_inside, with_leaf
+from libra.values.repair import message_parameter, repair_literal
 
 
 def _tool(name: str, params: dict, required: list[str]) -> Tool:

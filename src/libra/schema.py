@@ -2,7 +2,7 @@
 
 Every part of a build asks these questions of a parameter's schema (the offline proposer, the engine, retrieval,
 the library check); answering them in one module keeps every part agreeing on the answers. What a parameter's
-name and description suggest as a value is the contracts' business (:mod:`libra.contracts.literals`).
+name and description suggest as a value is the contracts' business (:mod:`libra.values.generator`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ by a comma; a sequence and a position). What it exercises
 (engine rules, generic):
 
 - A literal the tool rejects for its form is repaired from the message: "use the letters A, C, G, T" gives a
-  word of those letters (:func:`libra.contracts.repair.repair_literal`).
+  word of those letters (:func:`libra.values.repair.repair_literal`).
 - A packed input bound to one value is repacked from the message: "expected two sequences separated by a comma,
   got 1" joins two values, "missing position: pack it after the sequence, separated by a comma" appends one
   (:mod:`libra.contracts.packed`). Without these, three of the four tools never succeed.

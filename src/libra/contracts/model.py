@@ -43,10 +43,12 @@ class Argument:
     value: Any = None
     refers_to: str = ""
     field: str | None = None
+    #: for a literal, the value generator's layer it came from (:mod:`libra.values.generator`), if known
+    origin: str | None = None
 
     @classmethod
-    def literal(cls, value: Any) -> Argument:
-        return cls("literal", value=value)
+    def literal(cls, value: Any, origin: str | None = None) -> Argument:
+        return cls("literal", value=value, origin=origin)
 
     @classmethod
     def observation(cls, refers_to: str, field: str | None = None) -> Argument:
@@ -58,7 +60,10 @@ class Argument:
 
     def to_dict(self) -> dict[str, Any]:
         if self.kind == "literal":
-            return {"kind": "literal", "value": copy.deepcopy(self.value)}
+            out = {"kind": "literal", "value": copy.deepcopy(self.value)}
+            if self.origin:
+                out["origin"] = self.origin
+            return out
         if self.kind == "observation":
             d: dict[str, Any] = {"kind": "observation", "refers_to": self.refers_to}
             if self.field:
@@ -74,7 +79,7 @@ class Argument:
         if kind == "literal":
             if "value" not in d:
                 raise ContractError("a literal argument needs a 'value'")
-            return cls.literal(copy.deepcopy(d["value"]))
+            return cls.literal(copy.deepcopy(d["value"]), d.get("origin"))
         if kind == "observation":
             return cls.observation(str(d.get("refers_to", "")), d.get("field"))
         return cls.omit()

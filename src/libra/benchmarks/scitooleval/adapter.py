@@ -29,8 +29,8 @@ import numpy as np
 
 from libra.benchmarks.base import Benchmark, Task
 from libra.catalog import Catalog, Tool
-from libra.contracts.literals import encoded_format
 from libra.errors import CatalogError, ConfigError, MissingDependencyError
+from libra.values.prose import encoded_format
 
 INSTALL_HINT = "pip install 'libra-tools[scitooleval]'"
 DATA_PACKAGE = "libra.benchmarks.scitooleval"
@@ -121,7 +121,7 @@ def _description(rec: Mapping[str, Any]) -> str:
 
 
 #: Short, valid examples of the encodings SciToolEval's tools take (ethanol, a short peptide, ...), keyed by the
-#: encoding's name (:data:`libra.contracts.literals.ENCODED_KINDS`). They are the catalog's own knowledge, so they
+#: encoding's name (:data:`libra.values.prose.ENCODED_KINDS`). They are the catalog's own knowledge, so they
 #: are written into the parameters as JSON Schema ``examples``; the generic proposer reads examples but invents no
 #: molecules.
 ENCODED_EXAMPLES: dict[str, str] = {

@@ -7,7 +7,6 @@ from typing import Any
 
 from libra.catalog import Tool
 from libra.contracts.checking.retries import Retries
-from libra.contracts.literals import literal_for
 from libra.contracts.model import Contract
 from libra.contracts.offline.feedback import (
     exclusive_repairs,
@@ -19,6 +18,7 @@ from libra.contracts.offline.feedback import (
 from libra.contracts.outcome import classify
 from libra.contracts.summary import TemplateCheck, ToolCheck
 from libra.contracts.validate import validate_contract
+from libra.values.generator import literal_for
 
 
 class Checker(Retries):

@@ -12,11 +12,11 @@ from libra.contracts.checking.walk import Run, Walk
 from libra.contracts.model import Argument, Template
 from libra.contracts.outcome import rejection_message
 from libra.contracts.packed import packed_value
-from libra.contracts.repair import message_parameter, repair_literal
 from libra.contracts.summary import TemplateCheck, ToolCheck
 from libra.contracts.text_values import is_empty_text
 from libra.probing.rebind import REBINDS, Rebound, signature, take_untried, varied_picks
 from libra.schema import schema_type
+from libra.values.repair import message_parameter, repair_literal
 
 #: How many other states a failed template is re-run from, looking for the state change that lets it succeed.
 RETRY_STATES = 4

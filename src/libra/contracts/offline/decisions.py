@@ -9,7 +9,6 @@ from typing import Any
 
 from libra._util.text import compounds, words
 from libra.catalog import Tool
-from libra.contracts.literals import CONTACT_ADDRESS, described_choices, encoded_format
 from libra.contracts.offline.vocabulary import (
     CREDENTIALS,
     EXISTING_CUES,
@@ -27,6 +26,8 @@ from libra.contracts.offline.vocabulary import (
     is_creation_tool,
 )
 from libra.schema import schema_type
+from libra.values.conventions import CONTACT_ADDRESS
+from libra.values.prose import described_choices, encoded_format
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,12 @@ import jsonpath
 from libra.catalog import Tool
 from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
 from libra.contracts.leaves import observed_leaves
-from libra.contracts.literals import literal_for
 from libra.contracts.model import Argument, Contract, FromText
 from libra.contracts.offline.decisions import decide_parameter
 from libra.contracts.outcome import canonical_path, classify, extract, record_dict, rejection_message
-from libra.contracts.repair import message_parameter, repair_literal
 from libra.contracts.text_values import is_text, text_findings
+from libra.values.generator import drawn_for
+from libra.values.repair import message_parameter, repair_literal
 
 
 def uncovered_leaves(
@@ -96,7 +96,7 @@ def literal_repairs(contract: Contract, tool: Tool, feedback: list[dict[str, Any
     """Literals to replace after the tool rejected a success template: (template, parameter, new value, message).
 
     The tool's own validation message names what it wanted (a required prefix, the allowed values, a format, a
-    bound); :func:`~libra.contracts.repair.repair_literal` turns that into a value and the parameter is the one
+    bound); :func:`~libra.values.repair.repair_literal` turns that into a value and the parameter is the one
     the message names (else the template's only literal). Only literal arguments of success templates are
     repaired, once per template per revision, and only with a value that fits the parameter's schema -- the
     feedback loop of the paper (rules 27-29) applied to a rejection's text rather than to an output's structure.
@@ -138,7 +138,8 @@ def _argument_for(contract: Contract, tool: Tool, param: str) -> Argument:
     schema = tool.param_schema(param)
     if decide_parameter(tool, param, schema).kind == "observation":
         return Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
-    return Argument.literal(literal_for(param, schema))
+    drawn = drawn_for(param, schema)
+    return Argument.literal(drawn.value, drawn.layer)
 
 
 def exclusive_repairs(

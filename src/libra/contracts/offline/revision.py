@@ -224,7 +224,7 @@ def _repair_literals(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) 
     changed: list[str] = []
     for name, param, value, message in literal_repairs(new, tool, feedback):
         template = next(t for t in new.templates if t.name == name)
-        template.arguments[param] = Argument.literal(value)
+        template.arguments[param] = Argument.literal(value, "repaired")
         if CHECKED_LITERAL + param not in new.flags:
             new.flags.append(CHECKED_LITERAL + param)
         changed.append(

@@ -9,11 +9,12 @@ from typing import Any
 
 from libra._util.text import words
 from libra.catalog import Tool
-from libra.contracts.literals import _described_options, described_choices, literal_for, sentinel_for
 from libra.contracts.model import Argument, Template
 from libra.contracts.offline.decisions import ParamDecision
 from libra.contracts.offline.vocabulary import is_read_tool, tool_words
 from libra.schema import fits, schema_type
+from libra.values.generator import drawn_for, sentinel_for
+from libra.values.prose import described_choices, described_options
 
 
 def closed_choices(description: str) -> list[str]:
@@ -177,11 +178,12 @@ def propose_templates(tool: Tool, decisions: dict[str, ParamDecision]) -> list[T
             return Argument.observation(s.get("description") or f"an existing {p.replace('_', ' ')}", field=p)
         complete = effect_complete_literal(tool, p, s)
         if complete is not None:
-            return Argument.literal(complete)
-        key = repr(s.get("enum") or _described_options(s.get("description", "")))
+            return Argument.literal(complete, "documented")
+        key = repr(s.get("enum") or described_options(s.get("description", "")))
         nth = option_use.get(key, 0)
         option_use[key] = nth + 1
-        return Argument.literal(literal_for(p, s, option=nth if key != "[]" else 0))
+        drawn = drawn_for(p, s, option=nth if key != "[]" else 0)
+        return Argument.literal(drawn.value, drawn.layer)
 
     templates: list[Template] = []
     # Effect-complete template first (F7): every required parameter, every optional one filled too, so each
@@ -209,7 +211,7 @@ def propose_templates(tool: Tool, decisions: dict[str, ParamDecision]) -> list[T
     for p, value in value_variants(tool, full, decisions):
         name = _variant_name(p, value, taken_names)
         taken_names.add(name)
-        templates.append(Template(name, {**base, p: Argument.literal(value)}, "success"))
+        templates.append(Template(name, {**base, p: Argument.literal(value, "documented")}, "success"))
     failure = _failure_template(tool, decisions, full)
     if failure is not None:
         templates.append(failure)

@@ -15,12 +15,12 @@ from typing import Any
 
 from libra.catalog import Tool
 from libra.contracts.exclusive import one_of
-from libra.contracts.literals import literal_for
 from libra.contracts.model import Argument
 from libra.induction.explore.state import EngineState
 from libra.induction.explore.types import FIXTURE, PoolValue
 from libra.induction.explore.worklist import Item
 from libra.probing.nodes import Node
+from libra.values.generator import literal_for
 
 __all__ = ["BindingMixin", "held_text", "holding", "offer_coincides"]
 

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from libra.catalog import Tool
-from libra.contracts.literals import literal_for, sentinel_for
 from libra.induction.explore.state import EngineState
 from libra.induction.explore.types import NO_LITERAL, PoolValue
 from libra.induction.explore.values import is_number
 from libra.induction.explore.worklist import Item
 from libra.probing.nodes import Node
 from libra.schema import schema_type
+from libra.values.generator import literal_for, sentinel_for
 
 __all__ = ["NEAR_FRACTION", "ControlsMixin", "control_choices", "near"]
 

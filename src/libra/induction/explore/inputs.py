@@ -19,7 +19,6 @@ from typing import Any
 
 from libra._util.text import words
 from libra.catalog import Catalog, Tool
-from libra.contracts.literals import stated_form
 from libra.contracts.model import Contract
 from libra.contracts.offline.vocabulary import is_creation_tool
 from libra.embeddings.fields import humanize
@@ -27,6 +26,7 @@ from libra.induction.config import BuildConfig
 from libra.induction.explore.types import FIXTURE, PoolValue
 from libra.library.artifact import Candidate
 from libra.schema import schema_type
+from libra.values.prose import stated_form
 
 __all__ = ["PATH_WORDS", "InputRules", "offerable_literal", "path_inside", "with_leaf"]
 

@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from libra._util.text import words
-from libra.contracts.literals import QUOTED
 from libra.schema import fits, schema_type
+from libra.values.prose import QUOTED
 
 _AFFIX = re.compile(
     (
