@@ -68,7 +68,8 @@ from libra.runtime.base import (
 from libra.runtime.diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
 from libra.runtime.python.introspect import tool_document
-from libra.runtime.python.snapshot import Live, Snapshotter, Unsnapshotable, _default_pickling, parse_label
+from libra.runtime.python.snapshot import Snapshotter
+from libra.runtime.python.snapshot_common import Live, Unsnapshotable, _default_pickling, parse_label
 
 LoadHook = Callable[[Any, Any], None]
 Rejection = Callable[[Any], "str | None"]
