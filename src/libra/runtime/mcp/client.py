@@ -563,8 +563,7 @@ class Connection:
         )
 
     async def _owner(self, jobs: asyncio.Queue[Any], ready: Any, mode: str) -> None:
-        """Own the server's client for its lifetime: connect, hand over its tools (or why it failed) through
-        ``ready``, then run the jobs one at a time until a None or a call that ends the server."""
+        """Connect, give ``ready`` the tools (or the failure), then run jobs until a None or a fatal failure."""
         from mcp import Client
 
         spec = self.spec.expanded(self.sandbox, free_port() if self.spec.uses_port else None)
@@ -614,8 +613,7 @@ class Connection:
                 stack.push_async_callback(end_process_group, self._proc)
                 await self._wait_for_port(spec.url, spec.start_timeout)
             client_arg = spec.url
-        # read_timeout bounds each request of the handshake (a cancel scope around entering the
-        # client would hold its task group); calls are bounded by their own timeout (see _run_job)
+        # read_timeout bounds each handshake request (a cancel scope here would hold the client's task group)
         client = await stack.enter_async_context(
             client_cls(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
         )
@@ -624,8 +622,7 @@ class Connection:
         return client
 
     async def _connect_error(self, exc: BaseException) -> McpServerError:
-        """Why connecting failed, told from the server's side: its exit status or its stray output when it has
-        one (a server that died is given a second to report its exit status), else the exception."""
+        """Why connecting failed: the server's exit status or stray output when it has one, else the exception."""
         import anyio
 
         if self._proc is not None:
@@ -636,9 +633,8 @@ class Connection:
             exc = exc.exceptions[0]
         why = f"it {self._garbage_text()}" if self._garbage else f"{type(exc).__name__}: {exc}".rstrip(": ")
         if self._proc is not None and self._proc.returncode is not None:
-            why = f"it exited with status {self._proc.returncode}" + (
-                f" (it {self._garbage_text()})" if self._garbage else ""
-            )
+            also = f" (it {self._garbage_text()})" if self._garbage else ""
+            why = f"it exited with status {self._proc.returncode}{also}"
         return self._start_error(why)
 
     async def _run_job(self, client: Any, job: Any, name: str) -> bool:
@@ -650,9 +646,8 @@ class Connection:
             with anyio.fail_after(timeout):
                 out = await client.call_tool(tool, args)
         except TimeoutError:
-            result.set_exception(
-                CallFailed(f"MCP server {name!r} did not answer within {timeout:g} s (hung); it was restarted", True)
-            )
+            hung = f"MCP server {name!r} did not answer within {timeout:g} s (hung); it was restarted"
+            result.set_exception(CallFailed(hung, True))
             return False
         except BaseException as exc:  # noqa: BLE001
             if getattr(exc, "code", None) == CONNECTION_CLOSED and self._proc is not None:
