@@ -211,8 +211,8 @@ def test_unsplit_payloads_are_cached_by_fingerprint() -> None:
 
 def test_affinity_hands_a_worker_the_states_it_holds() -> None:
     from libra.runtime.base import State
-    from libra.runtime.workers.executor import _Affinity
     from libra.runtime.workers.lru import PartStore
+    from libra.runtime.workers.stream import _Affinity
 
     a, b, c = State("n=0", 0), State("n=1", 1), State("n=2", 2)
     calls = [

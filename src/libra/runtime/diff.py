@@ -88,6 +88,8 @@ class _ViewBuilder:
         return out
 
     def view(self, value: Any, path: str, depth: int) -> Any:
+        """The view of ``value`` at ``path``: scalars, dicts, lists and tuples here (every state value passes
+        through this, most of them of those kinds), anything else in :meth:`_other`."""
         if value is None or isinstance(value, (bool, int, str)):
             if isinstance(value, enum.Enum):
                 return value.value
@@ -100,6 +102,11 @@ class _ViewBuilder:
             return {str(k): self.view(v, key_path(path, str(k)), depth + 1) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.view(v, index_path(path, i), depth + 1) for i, v in enumerate(value)]
+        return self._other(value, path, depth)
+
+    def _other(self, value: Any, path: str, depth: int) -> Any:
+        """View of a value that is not a scalar, a dict, a list or a tuple (what a state holds most), within the
+        depth limit: sets, dates, enums, bytes, array-likes, objects, and the repr of anything else."""
         if isinstance(value, (set, frozenset)):
             items = [self.view(v, path, depth + 1) for v in value]
             return sorted(items, key=lambda x: json.dumps(x, sort_keys=True, default=str))

@@ -563,7 +563,7 @@ class Connection:
         )
 
     async def _owner(self, jobs: asyncio.Queue[Any], ready: Any, mode: str) -> None:
-        import anyio
+        """Connect, give ``ready`` the tools (or the failure), then run jobs until a None or a fatal failure."""
         from mcp import Client
 
         spec = self.spec.expanded(self.sandbox, free_port() if self.spec.uses_port else None)
@@ -572,86 +572,92 @@ class Connection:
         try:
             async with AsyncExitStack() as stack:
                 try:
-                    if spec.command:
-                        try:
-                            stdio = spec.url is None
-                            self._proc = await start_process(
-                                [spec.command, *spec.args],
-                                env,
-                                spec.cwd or str(self.sandbox),
-                                self.log,
-                                stdio=stdio,
-                                allow_network=spec.allow_network or not stdio,
-                            )
-                        except OSError as exc:
-                            raise self._start_error(f"cannot run {spec.command!r} ({exc.strerror or exc})") from None
-                        self.pids.append(self._proc.pid)
-                    if spec.url is None:
-                        transport = _StdioTransport(self._proc, self._saw_garbage)
-                        streams = await stack.enter_async_context(transport.streams())
-                        client_arg: Any = _Streams(streams)
-                    else:
-                        if self._proc is not None:
-                            stack.push_async_callback(end_process_group, self._proc)
-                            await self._wait_for_port(spec.url, spec.start_timeout)
-                        client_arg = spec.url
-                    # read_timeout bounds each request of the handshake (a cancel scope around entering the
-                    # client would hold its task group); calls are bounded by their own timeout below
-                    client = await stack.enter_async_context(
-                        Client(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
-                    )
-                    self.protocol = client.protocol_version
-                    self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
+                    client = await self._connect(stack, spec, env, Client, mode)
                     tools = await self._list_tools(client)
                 except McpServerError as exc:
                     ready.set_exception(exc)
                     return
                 except BaseException as exc:  # noqa: BLE001 - any connect failure is the server's, with its stderr
-                    if self._proc is not None:
-                        with anyio.move_on_after(1.0):  # a server that died: report its exit status
-                            while self._proc.returncode is None:
-                                await anyio.sleep(0.01)
-                    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-                        exc = exc.exceptions[0]
-                    why = f"it {self._garbage_text()}" if self._garbage else f"{type(exc).__name__}: {exc}".rstrip(": ")
-                    if self._proc is not None and self._proc.returncode is not None:
-                        why = f"it exited with status {self._proc.returncode}" + (
-                            f" (it {self._garbage_text()})" if self._garbage else ""
-                        )
-                    ready.set_exception(self._start_error(why))
+                    ready.set_exception(await self._connect_error(exc))
                     return
                 ready.set_result(tools)
                 while True:
                     job = await jobs.get()
-                    if job is None:
+                    if job is None or not await self._run_job(client, job, spec.name):
                         return
-                    tool, args, timeout, result = job
-                    try:
-                        with anyio.fail_after(timeout):
-                            out = await client.call_tool(tool, args)
-                    except TimeoutError:
-                        result.set_exception(
-                            CallFailed(
-                                (
-                                    f"MCP server {spec.name!r} did not answer within {timeout:g} s (hung); it "
-                                    "was restarted"
-                                ),
-                                True,
-                            )
-                        )
-                        return
-                    except BaseException as exc:  # noqa: BLE001
-                        if getattr(exc, "code", None) == CONNECTION_CLOSED and self._proc is not None:
-                            with anyio.move_on_after(0.5):  # let a crashed server's exit status arrive
-                                while self._proc.returncode is None and self._garbage is None:
-                                    await anyio.sleep(0.01)
-                        result.set_exception(self._call_error(exc))
-                        if result.exception().fatal:  # type: ignore[union-attr]
-                            return
-                        continue
-                    result.set_result(out)
         finally:
             self._jobs = None
+
+    async def _connect(self, stack: AsyncExitStack, spec: Any, env: dict[str, str], client_cls: Any, mode: str) -> Any:
+        """Start the server's process (when it has a command) and enter a client of it into ``stack``."""
+        if spec.command:
+            try:
+                stdio = spec.url is None
+                self._proc = await start_process(
+                    [spec.command, *spec.args],
+                    env,
+                    spec.cwd or str(self.sandbox),
+                    self.log,
+                    stdio=stdio,
+                    allow_network=spec.allow_network or not stdio,
+                )
+            except OSError as exc:
+                raise self._start_error(f"cannot run {spec.command!r} ({exc.strerror or exc})") from None
+            self.pids.append(self._proc.pid)
+        if spec.url is None:
+            transport = _StdioTransport(self._proc, self._saw_garbage)
+            streams = await stack.enter_async_context(transport.streams())
+            client_arg: Any = _Streams(streams)
+        else:
+            if self._proc is not None:
+                stack.push_async_callback(end_process_group, self._proc)
+                await self._wait_for_port(spec.url, spec.start_timeout)
+            client_arg = spec.url
+        # read_timeout bounds each handshake request (a cancel scope here would hold the client's task group)
+        client = await stack.enter_async_context(
+            client_cls(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
+        )
+        self.protocol = client.protocol_version
+        self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
+        return client
+
+    async def _connect_error(self, exc: BaseException) -> McpServerError:
+        """Why connecting failed: the server's exit status or stray output when it has one, else the exception."""
+        import anyio
+
+        if self._proc is not None:
+            with anyio.move_on_after(1.0):  # a server that died: report its exit status
+                while self._proc.returncode is None:
+                    await anyio.sleep(0.01)
+        while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+            exc = exc.exceptions[0]
+        why = f"it {self._garbage_text()}" if self._garbage else f"{type(exc).__name__}: {exc}".rstrip(": ")
+        if self._proc is not None and self._proc.returncode is not None:
+            also = f" (it {self._garbage_text()})" if self._garbage else ""
+            why = f"it exited with status {self._proc.returncode}{also}"
+        return self._start_error(why)
+
+    async def _run_job(self, client: Any, job: Any, name: str) -> bool:
+        """Run one call and settle its future; False when the failure ends the server (the owner then ends)."""
+        import anyio
+
+        tool, args, timeout, result = job
+        try:
+            with anyio.fail_after(timeout):
+                out = await client.call_tool(tool, args)
+        except TimeoutError:
+            hung = f"MCP server {name!r} did not answer within {timeout:g} s (hung); it was restarted"
+            result.set_exception(CallFailed(hung, True))
+            return False
+        except BaseException as exc:  # noqa: BLE001
+            if getattr(exc, "code", None) == CONNECTION_CLOSED and self._proc is not None:
+                with anyio.move_on_after(0.5):  # let a crashed server's exit status arrive
+                    while self._proc.returncode is None and self._garbage is None:
+                        await anyio.sleep(0.01)
+            result.set_exception(self._call_error(exc))
+            return not result.exception().fatal  # type: ignore[union-attr]
+        result.set_result(out)
+        return True
 
     async def _wait_for_port(self, url: str, timeout: float) -> None:
         """Wait until the HTTP server behind ``url`` accepts connections (or its process exits)."""

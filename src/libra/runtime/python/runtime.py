@@ -68,7 +68,8 @@ from libra.runtime.base import (
 from libra.runtime.diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
 from libra.runtime.python.introspect import tool_document
-from libra.runtime.python.snapshot import Live, Snapshotter, Unsnapshotable, _default_pickling, parse_label
+from libra.runtime.python.snapshot import Snapshotter
+from libra.runtime.python.snapshot_common import Live, Unsnapshotable, _default_pickling, parse_label
 
 LoadHook = Callable[[Any, Any], None]
 Rejection = Callable[[Any], "str | None"]
@@ -200,6 +201,59 @@ _MODULE_BASELINE: dict[str, bytes] = {}
 _MODULE_LIVE: dict[str, Live] = {}
 
 
+def _classes_by_name(classes: Sequence[type]) -> dict[str, type]:
+    """The tool classes by name; a non-class or two classes of one name are refused (tool names would clash)."""
+    by_name: dict[str, type] = {}
+    for cls in classes:
+        if not isinstance(cls, type):
+            raise ToolRuntimeError(f"{cls!r} is not a class: pass classes (not instances) to PythonRuntime")
+        if cls.__name__ in by_name:
+            raise ToolRuntimeError(f"two classes are named {cls.__name__!r}: tool names would clash, rename one")
+        by_name[cls.__name__] = cls
+    return by_name
+
+
+def _check_class_names(option: str, given: Mapping[str, Any], classes: Mapping[str, type]) -> None:
+    """Refuse per-class settings (``option``) that name no class of the runtime (a typo would be ignored)."""
+    unknown = set(given) - set(classes)
+    if unknown:
+        raise ToolRuntimeError(f"{option} name unknown class(es) {sorted(unknown)}: use class names {sorted(classes)}")
+
+
+def _catalog(
+    docs: Catalog | Sequence[Mapping[str, Any]] | None,
+    entries: Mapping[str, _Entry],
+    introspected: list[dict[str, Any]],
+    groups: Mapping[str, str],
+    name: str,
+) -> Catalog:
+    """The runtime's catalog: the introspected documents, or ``docs`` when given (every tool it describes must
+    have an executable among ``entries``)."""
+    if docs is None:
+        return Catalog(
+            [
+                Tool(
+                    name=d["name"],
+                    description=d["description"],
+                    parameters=d["parameters"],
+                    response=d.get("response"),
+                    group=d.get("group") or groups[d["name"]],
+                    metadata=d.get("metadata") or {},
+                )
+                for d in introspected
+            ],
+            name=name,
+        )
+    catalog = docs if isinstance(docs, Catalog) else Catalog.from_dict(list(docs))
+    missing = [t.name for t in catalog if t.name not in entries]
+    if missing:
+        raise CatalogError(
+            f"docs describe {len(missing)} tool(s) with no executable (e.g. {missing[0]!r}): "
+            f"name tools 'Class.method' or 'module.function' among {len(entries)} found"
+        )
+    return catalog
+
+
 class PythonRuntime:
     """Runtime over Python classes (one instance each) and modules of functions (their globals are state).
 
@@ -239,25 +293,11 @@ class PythonRuntime:
         instances: Mapping[str, Callable[[], Any]] | None = None,
     ) -> None:
         self.trusted = bool(trusted)
-        self.classes: dict[str, type] = {}
-        for cls in classes:
-            if not isinstance(cls, type):
-                raise ToolRuntimeError(f"{cls!r} is not a class: pass classes (not instances) to PythonRuntime")
-            if cls.__name__ in self.classes:
-                raise ToolRuntimeError(f"two classes are named {cls.__name__!r}: tool names would clash, rename one")
-            self.classes[cls.__name__] = cls
+        self.classes = _classes_by_name(classes)
         self.init_kwargs = {k: dict(v) for k, v in (init_kwargs or {}).items()}
-        unknown = set(self.init_kwargs) - set(self.classes)
-        if unknown:
-            raise ToolRuntimeError(
-                f"init_kwargs name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}"
-            )
+        _check_class_names("init_kwargs", self.init_kwargs, self.classes)
         self.instances = dict(instances or {})
-        unknown = set(self.instances) - set(self.classes)
-        if unknown:
-            raise ToolRuntimeError(
-                f"instances name unknown class(es) {sorted(unknown)}: use class names {sorted(self.classes)}"
-            )
+        _check_class_names("instances", self.instances, self.classes)
         self.load = load
         self.config: dict[str, Any] = dict(config or {})
         self.ignore_attrs = frozenset(ignore_attrs)
@@ -269,10 +309,34 @@ class PythonRuntime:
         self._view_cache_size = view_cache_size
         self._fresh: State | None = None
 
+        entries, introspected, groups = self._introspect(modules, dict(names or {}))
+        self.catalog = _catalog(docs, entries, introspected, groups, name)
+        self._entries = {t.name: entries[t.name] for t in self.catalog}
+        self._owners: dict[str, _Owner] = {}
+        self._add_owners(modules, state_holders or {})
+        self._holders = [o for o in self._owners.values() if o.kind == "holder"]
+        self._signature = StatePart(
+            "",
+            "python:"
+            + hashlib.sha256("\0".join(f"{o.kind}:{o.name}" for o in self._owners.values()).encode()).hexdigest()[:16],
+            b"",
+        )
+        self._live: dict[str, Live] = {}
+        self._layout: OrderedDict[str, dict[str, tuple[StatePart, ...]]] = OrderedDict()
+        self._module_fresh: dict[str, tuple[StatePart, ...]] = {}
+        for owner in self._owners.values():
+            if owner.kind == "module":
+                self._module_fresh[owner.name] = self._module_baseline(owner)
+            elif owner.kind == "holder":
+                self._module_fresh[owner.name] = self._holder_parts(owner, None)[0]
+
+    def _introspect(
+        self, modules: Sequence[ModuleType], renamed: dict[str, str]
+    ) -> tuple[dict[str, _Entry], list[dict[str, Any]], dict[str, str]]:
+        """How to execute each tool (published name -> entry), the introspected documents and each tool's group."""
         entries: dict[str, _Entry] = {}
         introspected: list[dict[str, Any]] = []
         groups: dict[str, str] = {}
-        renamed = dict(names or {})
         for index, (cname, cls) in enumerate(self.classes.items()):
             for meth in public_methods(cls):
                 tname = renamed.get(f"{cname}.{meth}", f"{cname}.{meth}")
@@ -289,32 +353,10 @@ class PythonRuntime:
                 entries[tname] = _Entry(short, -1, fname, func)
                 introspected.append(tool_document(tname, func))
                 groups[tname] = short
-        if docs is None:
-            self.catalog = Catalog(
-                [
-                    Tool(
-                        name=d["name"],
-                        description=d["description"],
-                        parameters=d["parameters"],
-                        response=d.get("response"),
-                        group=d.get("group") or groups[d["name"]],
-                        metadata=d.get("metadata") or {},
-                    )
-                    for d in introspected
-                ],
-                name=name,
-            )
-        else:
-            catalog = docs if isinstance(docs, Catalog) else Catalog.from_dict(list(docs))
-            missing = [t.name for t in catalog if t.name not in entries]
-            if missing:
-                raise CatalogError(
-                    f"docs describe {len(missing)} tool(s) with no executable (e.g. {missing[0]!r}): "
-                    f"name tools 'Class.method' or 'module.function' among {len(entries)} found"
-                )
-            self.catalog = catalog
-        self._entries = {t.name: entries[t.name] for t in self.catalog}
-        self._owners: dict[str, _Owner] = {}
+        return entries, introspected, groups
+
+    def _add_owners(self, modules: Sequence[ModuleType], state_holders: Mapping[str, StateHolder]) -> None:
+        """One owner per class, per tool module (one with public functions) and per declared state holder."""
         for cname, klass in self.classes.items():
             self._add_owner(cname, "class", klass, new_empty=lambda k=klass: k.__new__(k), attrs=vars)
         for module in modules:
@@ -328,7 +370,7 @@ class PythonRuntime:
             self._add_owner(
                 short, "module", module, new_empty=lambda m=module: m, attrs=module_state, always_split=True, skip=True
             )
-        for hname, holder in (state_holders or {}).items():
+        for hname, holder in state_holders.items():
             if (
                 hname in self._owners
                 or not isinstance(holder, tuple)
@@ -339,21 +381,6 @@ class PythonRuntime:
                     f"state holder {hname!r} must be a new name mapped to a (get, set) pair of functions"
                 )
             self._add_owner(hname, "holder", holder, new_empty=lambda: None, attrs=lambda v: {}, whole=True)
-        self._holders = [o for o in self._owners.values() if o.kind == "holder"]
-        self._signature = StatePart(
-            "",
-            "python:"
-            + hashlib.sha256("\0".join(f"{o.kind}:{o.name}" for o in self._owners.values()).encode()).hexdigest()[:16],
-            b"",
-        )
-        self._live: dict[str, Live] = {}
-        self._layout: OrderedDict[str, dict[str, tuple[StatePart, ...]]] = OrderedDict()
-        self._module_fresh: dict[str, tuple[StatePart, ...]] = {}
-        for owner in self._owners.values():
-            if owner.kind == "module":
-                self._module_fresh[owner.name] = self._module_baseline(owner)
-            elif owner.kind == "holder":
-                self._module_fresh[owner.name] = self._holder_parts(owner, None)[0]
 
     def _add_owner(
         self,

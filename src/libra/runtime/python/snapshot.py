@@ -2,14 +2,13 @@
 
 Why: a tool set backed by a few megabytes of records must not pay for the whole database on every call. An
 instance whose pickle is small (:data:`SPLIT_BYTES`) stays one whole part, as splitting would only add work; a
-bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute, and big
-dict/list
-attributes into chunks of :data:`CHUNK` consecutive entries, each with its own content key. A call then costs in
-proportion to what it touched:
+bigger one, and a module's globals, are split into :class:`~libra.runtime.base.StatePart` s, one per attribute,
+and big dict/list attributes into chunks of :data:`~libra.runtime.python.snapshot_common.CHUNK` consecutive
+entries, each with its own content key. A call then costs in proportion to what it touched:
 
 - *copying*: the runtime keeps one live object per owner and, before a call, replaces only the sub-parts whose
   key differs from what the live object holds (a read from the state just produced costs no unpickling at all);
-  a watched attribute (below) is patched in place, chunk by chunk;
+  a watched attribute (below) is patched in place, chunk by chunk (:mod:`libra.runtime.python.snapshot_restore`);
 - *fingerprinting*: a chunked attribute made of dicts, lists and immutable values is *watched*
   (:mod:`libra.runtime.python.watch`): its containers note which chunk a call writes, so after the call the chunks
   nobody wrote keep their parts unseen and only the written ones are pickled (a read costs nothing). Every
@@ -19,7 +18,8 @@ proportion to what it touched:
   content hash (a small whole part is settled by one pickle of it, compared with the one taken when the live
   object last matched). Shadows cost one more in-memory copy of what is not watched;
 - *shipping*: the worker pool ships parts by key, so unchanged sub-parts are shared by every state;
-- *diffing*: ``state_changes`` is computed from the changed sub-parts' views only.
+- *diffing*: ``state_changes`` is computed from the changed sub-parts' views only
+  (:mod:`libra.runtime.python.snapshot_views`).
 
 Pickling sub-parts separately would break objects shared between them (``self.cwd`` pointing into
 ``self.root``, two attributes naming one list). So when anything changed, the mutable objects in each changed
@@ -29,11 +29,13 @@ mutable object are snapshotted together as one sub-part (a big attribute involve
 object reachable from its own attributes, or whose class controls its own pickling (``__getstate__``,
 ``__reduce__``, ``__slots__``), is kept as one whole part. A chunk its watch saw unwritten is looked at only if
 a changed sub-part holds one of its containers (each carries its chunk's tag). Limitation: a call that replaces an
-unchanged
-attribute's deeper objects with equal copies and, later, shares one of them with another attribute is not seen
-as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for it
-with a bigger :data:`SPLIT_BYTES`. Sub-part names are
-``Owner:attr``, ``Owner:a,b`` (a group) and ``Owner:attr#3`` (a chunk); a whole part is named ``Owner``.
+unchanged attribute's deeper objects with equal copies and, later, shares one of them with another attribute is
+not seen as sharing (the cache still names the old objects); such code is rare, and splitting can be avoided for
+it with a bigger :data:`SPLIT_BYTES`. Sub-part names are ``Owner:attr``, ``Owner:a,b`` (a group) and
+``Owner:attr#3`` (a chunk); a whole part is named ``Owner``
+(:func:`~libra.runtime.python.snapshot_common.parse_label`).
+
+:data:`SPLIT_BYTES` and :data:`WATCH` are read from this module at each use, so a test can set them here.
 """
 
 from __future__ import annotations
@@ -41,32 +43,35 @@ from __future__ import annotations
 import datetime as _dt
 import decimal
 import enum
-import functools
-import gc
-import io
 import pickle
-import random
 import types
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
 from libra.runtime.base import StatePart
-from libra.runtime.diff import _diff, _ViewBuilder, content_hash, index_path, key_path, object_view
-from libra.runtime.python.watch import (
-    Unwatchable,
-    Watch,
-    WatchedDict,
-    WatchedList,
-    drain,
-    rewatch,
-    settle,
-    watch,
+from libra.runtime.diff import content_hash
+from libra.runtime.python.snapshot_common import (
+    _CHUNKED,
+    _PICKLE,
+    CHUNK,
+    Live,
+    Unsnapshotable,
+    _chunkable,
+    _chunked_attrs,
+    _chunks,
+    _dumps,
+    _no_gc,
+    _same,
+    _update_shadow,
+    parse_label,
+    splittable,
 )
+from libra.runtime.python.snapshot_restore import Restorer
+from libra.runtime.python.snapshot_views import PartViews, _patched_view, _whole_view
+from libra.runtime.python.watch import Unwatchable, Watch, WatchedDict, WatchedList, drain, rewatch, settle, watch
 
-#: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
-CHUNK = 128
 #: an instance whose pickle is at most this many bytes stays one whole part: splitting costs a pickle per
 #: attribute and a sharing check, which only pays off once viewing and diffing the whole state costs more
 #: (a few milliseconds, around this size); module globals are always split (a module does not pickle)
@@ -75,7 +80,6 @@ SPLIT_BYTES = 64 * 1024
 #: is settled without comparing them; False compares every chunk with a copy after every call (slower, and it
 #: also sees writes a watch cannot: see that module's limitations)
 WATCH = True
-_PICKLE = pickle.HIGHEST_PROTOCOL
 #: values whose sharing between sub-parts is harmless: immutable, or pickled by reference
 _SHAREABLE = (
     str,
@@ -100,91 +104,6 @@ _SHAREABLE = (
     _dt.tzinfo,
     decimal.Decimal,
 )
-
-
-class Unsnapshotable(Exception):
-    """An instance attribute could not be pickled (modules skip such globals instead)."""
-
-
-@dataclass
-class Live:
-    """The one live object of an owner and the sub-parts (name -> key) it currently holds."""
-
-    obj: Any
-    keys: dict[str, str] = field(default_factory=dict)
-    #: a pickle of the whole live state when it last matched ``keys`` (a read call is detected by one comparison)
-    whole: bytes | None = None
-    #: sub-part label -> (the part's bytes, an independent unpickled copy of them): a live unit that still
-    #: compares equal (``==``, C speed, no allocation) to the copy of the bytes its state names is unchanged
-    #: without being pickled, so a read costs no pickling and a write pickles only what it touched
-    shadow: dict[str, tuple[bytes, Any]] = field(default_factory=dict)
-    #: chunked attribute -> its :class:`~libra.runtime.python.watch.Watch`: a watched attribute's chunks need no shadow,
-    #: a call that wrote none of them is settled without comparing them
-    watches: dict[str, Watch] = field(default_factory=dict)
-    #: chunked attributes found holding something unwatchable (not tried again for this live object)
-    unwatchable: set[str] = field(default_factory=set)
-
-
-def _no_gc(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Run ``method`` with the cyclic garbage collector paused.
-
-    Why: snapshotting and restoring allocate many short-lived containers (chunk slices, pickler memos, unpickled
-    copies) that are freed right after; each burst can trigger a full collection that walks the whole heap (a
-    big state included) and finds nothing to free, which made these steps several times slower.
-    """
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if not gc.isenabled():
-            return method(*args, **kwargs)
-        gc.disable()
-        try:
-            return method(*args, **kwargs)
-        finally:
-            gc.enable()
-
-    return wrapper
-
-
-def _dumps(value: Any) -> tuple[bytes, Any]:
-    """Pickle ``value``; also return the pickler, whose memo lists every object the pickle contains."""
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, _PICKLE)
-    pickler.dump(value)
-    return buf.getvalue(), pickler
-
-
-def splittable(obj: Any) -> bool:
-    """Whether an instance's state is exactly its ``__dict__`` (what default pickling saves), so it can be split."""
-    if not hasattr(obj, "__dict__") or isinstance(obj, type) or not _default_pickling(type(obj)):
-        return False
-    return all(isinstance(k, str) and k.isidentifier() for k in vars(obj))
-
-
-@functools.lru_cache(maxsize=1024)
-def _default_pickling(cls: type) -> bool:
-    """The class pickles its instances the default way: no ``__reduce__``/``__getstate__``/``__slots__`` of its own."""
-    if cls.__reduce_ex__ is not object.__reduce_ex__ or cls.__reduce__ is not object.__reduce__:
-        return False
-    if getattr(cls, "__getstate__", object.__getstate__) is not object.__getstate__ or hasattr(cls, "__setstate__"):
-        return False
-    return not any("__slots__" in vars(k) for k in cls.__mro__[:-1])
-
-
-#: the containers an attribute is chunked in (a watched one is a dict or a list for every purpose here)
-_CHUNKED = (dict, list, WatchedDict, WatchedList)
-
-
-def _chunkable(value: Any) -> bool:
-    return type(value) in _CHUNKED and len(value) > 2 * CHUNK
-
-
-def _chunks(value: Any) -> list[Any]:
-    """The chunks of a big dict or list: consecutive runs of :data:`CHUNK` entries, as plain slices, in order."""
-    is_list = isinstance(value, list)
-    items = value if is_list else list(dict.items(value))
-    pieces = [items[lo : lo + CHUNK] for lo in range(0, len(items), CHUNK)]
-    return pieces if is_list else [dict(p) for p in pieces]
 
 
 @dataclass
@@ -229,14 +148,7 @@ def _identity(unit: _Unit) -> int:
     return hash(tuple(out))
 
 
-@functools.lru_cache(maxsize=1 << 16)
-def parse_label(name: str) -> tuple[str, str | None]:
-    """``Owner:label`` -> (owner, label); a whole part's name is just ``Owner`` (label None)."""
-    owner, sep, label = name.partition(":")
-    return owner, (label if sep else None)
-
-
-class Snapshotter:
+class Snapshotter(PartViews, Restorer):
     """Splits, snapshots, views and restores the state of one owner (see the module docstring)."""
 
     def __init__(
@@ -262,6 +174,10 @@ class Snapshotter:
         self.always_split = always_split
         self.unpicklable: set[str] = set()
         self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
+
+    def _watching(self) -> bool:
+        """Whether chunked attributes are watched (:data:`WATCH`, read at each use so a test can switch it)."""
+        return WATCH
 
     # -- snapshot -----------------------------------------------------------------------------------------
     @_no_gc
@@ -517,68 +433,39 @@ class Snapshotter:
                 return None
             return old.data if _same(value, copy[1]) else None
 
-        kept: dict[str, _Unit] = {}
-        for label, part in prev.items():
-            if label is None or "," not in label:
-                continue
-            names = label.split(",")
-            if not all(n in attrs for n in names):
-                continue
-            wrapped = {n: attrs[n] for n in names}
-            same = unchanged(label, wrapped)
-            if same is not None:
-                kept[names[0]] = _Unit(label, names, same, wrapped)
-                continue
-            try:
-                data, pickler = _dumps(wrapped)
-            except Exception:  # noqa: BLE001 - re-examined attribute by attribute below
-                continue
-            if data == part.data:
-                kept[names[0]] = _Unit(label, names, data, wrapped, pickler)
+        kept = _intact_groups(attrs, prev, unchanged)
         in_kept = {n for u in kept.values() for n in u.attrs}
         units: list[_Unit] = []
         for attr, value in attrs.items():
             if attr in kept:
                 units.append(kept[attr])
+            elif attr in in_kept:
                 continue
-            if attr in in_kept:
-                continue
-            if _chunkable(value) and attr not in unchunk:
-                if attr in clean_attrs:  # watched: only the chunks it saw written are sliced and pickled
-                    for i in range((len(value) + CHUNK - 1) // CHUNK):
-                        label = f"{attr}#{i}"
-                        unit = _Unit(label, [attr], b"", None, None, value if i == 0 else None, (value, i * CHUNK))
-                        same = unchanged(label, None) if label in clean else None
-                        if same is not None:
-                            unit.data = same
-                        else:
-                            unit.data, unit.pickler = _dumps(_value(unit))
-                            w = (watches or {}).get(attr)
-                            unit.written = w.entries(i) if w is not None else None
-                        units.append(unit)
-                    continue
-                for i, piece in enumerate(_chunks(value)):
-                    same = unchanged(f"{attr}#{i}", piece)
-                    if same is not None:
-                        units.append(_Unit(f"{attr}#{i}", [attr], same, piece, None, value if i == 0 else None))
-                        continue
-                    data, pickler = _dumps(piece)
-                    units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
-                continue
-            wrapped = {attr: value}
-            same = unchanged(attr, wrapped)
-            if same is not None:
-                units.append(_Unit(attr, [attr], same, wrapped))
-                continue
-            try:
-                data, pickler = _dumps(wrapped)
-            except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
-                if not self.skip_unpicklable:
-                    raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
-                self.unpicklable.add(attr)
-                continue
-            units.append(_Unit(attr, [attr], data, wrapped, pickler))
+            elif not _chunkable(value) or attr in unchunk:
+                unit = self._attr_unit(attr, value, unchanged)
+                if unit is not None:
+                    units.append(unit)
+            elif attr in clean_attrs:  # watched: only the chunks it saw written are sliced and pickled
+                units.extend(_watched_chunk_units(attr, value, clean, unchanged, (watches or {}).get(attr)))
+            else:
+                units.extend(_chunk_units(attr, value, unchanged))
         return attrs, units
+
+    def _attr_unit(self, attr: str, value: Any, unchanged: _Unchanged) -> _Unit | None:
+        """The unit of one attribute that is not chunked; None for an unpicklable one that is skipped (module
+        globals), :class:`Unsnapshotable` for one that is not (an instance's)."""
+        wrapped = {attr: value}
+        same = unchanged(attr, wrapped)
+        if same is not None:
+            return _Unit(attr, [attr], same, wrapped)
+        try:
+            data, pickler = _dumps(wrapped)
+        except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
+            if not self.skip_unpicklable:
+                raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
+            self.unpicklable.add(attr)
+            return None
+        return _Unit(attr, [attr], data, wrapped, pickler)
 
     def _unit_ids(
         self, units: list[_Unit], prev: dict[str | None, StatePart], clean: set[str], watches: dict[str, Watch] | None
@@ -662,375 +549,66 @@ class Snapshotter:
         self.remember(key, view)
         return StatePart(self.owner, key, data)
 
-    # -- views --------------------------------------------------------------------------------------------
-    def unit_view(self, name: str, value: Any) -> Any:
-        """View of one sub-part's unpickled data, with paths relative to the owner (as a whole view has them)."""
-        label = parse_label(name)[1]
-        builder = _ViewBuilder(self.ignore)
-        if label is None:
-            return _whole_view(value, self.ignore)
-        if "#" in label:
-            attr, i = label.split("#", 1)
-            if isinstance(value, list):
-                offset = int(i) * CHUNK
-                return [builder.view(v, index_path(attr, offset + j), 2) for j, v in enumerate(value)]
-            return {str(k): builder.view(v, key_path(attr, str(k)), 2) for k, v in value.items()}
-        return {
-            a: builder.view(v, key_path("", a), 1)
-            for a, v in value.items()
-            if a not in self.ignore and not isinstance(v, random.Random)
-        }
 
-    def part_view(self, part: StatePart) -> Any:
-        view = self.recall(part.key)
-        if view is None:
-            view = self.unit_view(part.name, pickle.loads(part.data))
-            self.remember(part.key, view)
-        return view
-
-    def view(self, parts: Iterable[StatePart]) -> dict[str, Any]:
-        """The owner's whole view assembled from its parts (identical to a view of the whole object)."""
-        out: dict[str, Any] = {}
-        for part in parts:
-            label = parse_label(part.name)[1]
-            v = self.part_view(part)
-            if label is None:
-                return v
-            if "#" in label:
-                attr = label.split("#", 1)[0]
-                if isinstance(v, list):
-                    out.setdefault(attr, []).extend(v)
-                else:
-                    out.setdefault(attr, {}).update(v)
-            else:
-                out.update(v)
-        return out
-
-    def diff(self, removed: list[StatePart], added: list[StatePart]) -> dict[str, dict[str, Any]]:
-        """``state_changes`` of the owner from the replaced and the new parts only."""
-        before = self._partial(removed)
-        after = self._partial(added)
-        out: dict[str, dict[str, Any]] = {"changed": {}, "added": {}, "removed": {}}
-        for attr in list(before) + [a for a in after if a not in before]:
-            b, a = before.get(attr, _MISSING), after.get(attr, _MISSING)
-            path = key_path("", attr)
-            if a is _MISSING:
-                out["removed"][path] = _plain(b)
-            elif b is _MISSING:
-                out["added"][path] = _plain(a)
-            elif isinstance(b, _Slice) or isinstance(a, _Slice):
-                b_items, a_items = _indexed(b), _indexed(a)
-                for i, v in b_items.items():
-                    if i in a_items:
-                        _diff(v, a_items[i], index_path(path, i), out)
-                    else:
-                        out["removed"][index_path(path, i)] = v
-                for i, v in a_items.items():
-                    if i not in b_items:
-                        out["added"][index_path(path, i)] = v
-            else:
-                _diff(b, a, path, out)
-        return out
-
-    def _partial(self, parts: list[StatePart]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for part in parts:
-            label = parse_label(part.name)[1]
-            v = self.part_view(part)
-            if label is None:
-                out.update(v)
-                continue
-            if "#" in label:
-                attr, i = label.split("#", 1)
-                if isinstance(v, list):
-                    offset = int(i) * CHUNK
-                    out.setdefault(attr, _Slice()).items.update({offset + j: x for j, x in enumerate(v)})
-                else:
-                    out.setdefault(attr, {}).update(v)
-            else:
-                out.update(v)
-        return out
-
-    # -- restore ------------------------------------------------------------------------------------------
-    @_no_gc
-    def restore(
-        self, live: Live | None, parts: tuple[StatePart, ...], tracked: Callable[[Any], Iterable[str]] | None = None
-    ) -> Live:
-        """A live object holding ``parts``, made by patching ``live`` where it differs (or built anew)."""
-        if len(parts) == 1 and parse_label(parts[0].name)[1] is None:
-            p = parts[0]
-            if live is not None and live.keys == {p.name: p.key}:
-                return live
-            return Live(pickle.loads(p.data), {p.name: p.key})
-        wanted = {p.name: p.key for p in parts}
-        if live is not None and live.keys == wanted:
-            return live
-        if live is None or any(":" not in n for n in live.keys):
-            live = Live(self.new_empty(), {})
-        live.whole = None
-        obj = live.obj
-        target_attrs: list[str] = []
-        chunked: dict[str, list[StatePart]] = {}
-        labels = [p.name.partition(":")[2] for p in parts]
-        for p, label in zip(parts, labels):
-            if "#" in label:
-                attr = label.split("#", 1)[0]
-                if attr not in chunked:
-                    target_attrs.append(attr)
-                chunked.setdefault(attr, []).append(p)
-            else:
-                target_attrs.extend(label.split(","))
-        held = set(tracked(obj)) if tracked is not None else set(vars(obj))
-        for name in held - set(target_attrs):
-            live.watches.pop(name, None)
-            try:
-                delattr(obj, name)
-            except AttributeError:
-                pass
-        for p, label in zip(parts, labels):
-            if "#" in label or live.keys.get(p.name) == p.key:
-                continue
-            for attr, value in pickle.loads(p.data).items():
-                live.watches.pop(attr, None)
-                setattr(obj, attr, value)
-            _shadow_part(live, label, p.data)
-        for attr, chunk_parts in chunked.items():
-            if all(live.keys.get(p.name) == p.key for p in chunk_parts) and sum(
-                1 for n in live.keys if n.startswith(f"{self.owner}:{attr}#")
-            ) == len(chunk_parts):
-                continue
-            current = getattr(obj, attr, None)
-            if self._patch_watched(live, attr, current, chunk_parts):
-                continue
-            current_pieces = _chunks(current) if type(current) in _CHUNKED else []
-            pieces = []
-            fresh: list[int] = []
-            for p in chunk_parts:
-                i = int(parse_label(p.name)[1].split("#", 1)[1])  # type: ignore[union-attr]
-                if live.keys.get(p.name) == p.key and i < len(current_pieces):
-                    pieces.append(current_pieces[i])
-                else:
-                    pieces.append(pickle.loads(p.data))
-                    fresh.append(len(pieces) - 1)
-            if isinstance(pieces[0], list):
-                merged: Any = [x for piece in pieces for x in piece]
-            else:
-                merged = {}
-                for piece in pieces:
-                    merged.update(piece)
-            if not self._watch_restored(live, attr, current, merged, fresh):
-                setattr(obj, attr, merged)
-                for p in chunk_parts:
-                    _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
-        live.keys = wanted
-        return live
-
-    def _patch_watched(self, live: Live, attr: str, current: Any, chunk_parts: list[StatePart]) -> bool:
-        """Make a watched attribute hold ``chunk_parts`` by patching its container in place; False if unwatched.
-
-        Why in place: rebuilding a container of thousands of entries costs milliseconds even when one chunk
-        differs. A chunk that holds the same keys (or, in a list, as many items) is overwritten where it is; from
-        the first chunk that does not, the tail is cut and refilled (chunks before the last are always full, so
-        the chunks after it keep their numbers and their watch tags). Only the chunks unpickled are walked.
-        """
-        w = live.watches.get(attr)
-        if w is None or w.container is not current or w.dirty or w.top:
-            return False
-        n_old = len(w.sigs)
-        is_list = isinstance(current, list)
-        loaded: dict[int, Any] = {}
-        for idx, p in enumerate(chunk_parts):
-            if idx >= n_old or live.keys.get(p.name) != p.key:
-                loaded[idx] = pickle.loads(p.data)
-        cut = len(chunk_parts) if len(chunk_parts) == n_old else min(len(chunk_parts), n_old)
-        for idx in sorted(loaded):
-            if idx >= cut:
-                break
-            lo, piece = idx * CHUNK, loaded[idx]
-            old_len = min(CHUNK, len(current) - lo)
-            if len(piece) != old_len or (
-                not is_list and list(piece) != list(islice(dict.keys(current), lo, lo + old_len))
-            ):
-                cut = idx
-                break
-        if cut < max(len(chunk_parts), n_old):  # refill the tail from chunk ``cut`` on
-            lo = cut * CHUNK
-            if is_list:
-                tail = [
-                    loaded[i] if i in loaded else current[i * CHUNK : (i + 1) * CHUNK]
-                    for i in range(cut, len(chunk_parts))
-                ]
-                list.__delitem__(current, slice(lo, None))
-                for piece in tail:
-                    list.extend(current, piece)
-            else:
-                items = list(islice(dict.items(current), lo, None))
-                tail = [
-                    loaded[i] if i in loaded else items[(i - cut) * CHUNK : (i - cut + 1) * CHUNK]
-                    for i in range(cut, len(chunk_parts))
-                ]
-                for k, _ in items:
-                    dict.__delitem__(current, k)
-                for piece in tail:
-                    dict.update(current, piece)
-        for idx, piece in loaded.items():
-            if idx < cut:
-                if is_list:
-                    list.__setitem__(current, slice(idx * CHUNK, idx * CHUNK + len(piece)), piece)
-                else:
-                    dict.update(current, piece)
-        changed = sorted(set(loaded) | set(range(cut, len(chunk_parts))))
-        try:
-            rewatch(w, sorted(loaded))
-        except Unwatchable:
-            live.watches.pop(attr, None)
-            live.unwatchable.add(attr)
-            for p in chunk_parts:
-                _shadow_part(live, parse_label(p.name)[1], p.data)  # type: ignore[arg-type]
-            return True
-        settle(w, changed)
-        return True
-
-    def _watch_restored(self, live: Live, attr: str, current: Any, merged: Any, fresh: list[int]) -> bool:
-        """Put a chunked attribute rebuilt by a restore into the live object as a watched container; False if it
-        cannot be watched (the caller then stores ``merged`` and keeps shadow copies of its chunks).
-
-        Chunks kept from the live object are watched already (same chunk numbers); only the chunks just
-        unpickled (``fresh``) are walked, so a restore costs in proportion to the chunks that differ.
-        """
-        if attr in live.unwatchable or not WATCH:
-            return False
-        w = live.watches.get(attr)
-        try:
-            if w is not None and w.container is current and not (w.dirty or w.top):
-                top = WatchedList(merged) if isinstance(merged, list) else WatchedDict(merged)
-                top._at, top._dirty = (w, -1, None), False
-                w.container = top
-                rewatch(w, fresh)
-                settle(w)
-            else:
-                w = watch(merged, CHUNK)
-        except Unwatchable:
-            live.watches.pop(attr, None)
-            live.unwatchable.add(attr)
-            return False
-        setattr(live.obj, attr, w.container)
-        live.watches[attr] = w
-        for label in [k for k in live.shadow if k.startswith(f"{attr}#")]:
-            del live.shadow[label]
-        return True
+#: ``unchanged(label, value)``: the previous part's bytes when a unit is known unchanged without pickling it
+_Unchanged = Callable[[str, Any], "bytes | None"]
 
 
-def _whole_view(obj: Any, ignore: frozenset[str]) -> Any:
-    """View of a whole part: an object's attributes, or any other value (a declared holder's state) as is."""
-    if hasattr(obj, "__dict__") and not isinstance(obj, type):
-        return object_view(obj, ignore)
-    return _ViewBuilder(ignore).view(obj, "", 1)
+def _intact_groups(attrs: dict[str, Any], prev: dict[str | None, StatePart], unchanged: _Unchanged) -> dict[str, _Unit]:
+    """The groups of the previous state (``a,b``) whose attributes still pickle to the same bytes, by first name.
 
-
-def _same(value: Any, copy: Any) -> bool:
-    """Whether a live unit still equals the copy of its last pickled content (False when ``==`` cannot tell).
-
-    Why ``==``: dict/list/str comparison runs in C without allocating, several times faster than pickling, so a
-    call that changed nothing costs one comparison per unit. Objects without ``__eq__`` compare unequal to a copy
-    and so are pickled as before (never wrongly kept). Limitation: changes ``==`` ignores (a dict's key order,
-    ``1`` becoming ``1.0`` or ``True``) are not seen as changes while such a unit's shadow is held.
+    Why: a group's attributes share an object, so they pickle only together; a group whose pickle did not change
+    keeps its part as it is, and the attributes are not looked at one by one.
     """
-    try:
-        return type(value) is type(copy) and bool(value == copy)
-    except Exception:  # noqa: BLE001 - e.g. arrays whose == is elementwise
-        return False
-
-
-def _patched_view(name: str, value: Any, prior: Any, written: set[Any], ignore: frozenset[str]) -> Any:
-    """The view of a watched chunk whose entries ``written`` changed: the prior view with those entries viewed
-    again (None when the prior view does not line up with the chunk).
-
-    Why: viewing a chunk of records costs milliseconds, and a write usually changes one of them. An entry of a
-    watched chunk holds only dicts, lists and immutable values, so its view depends on nothing else (no
-    back references), and an entry nobody wrote inside (and that did not move) has the view it had.
-    """
-    label = parse_label(name)[1]
-    attr, i = label.split("#", 1)  # type: ignore[union-attr]
-    builder = _ViewBuilder(ignore)
-    if isinstance(value, list):
-        if not isinstance(prior, list) or len(prior) != len(value):
-            return None
-        offset = int(i) * CHUNK
-        return [
-            builder.view(v, index_path(attr, offset + j), 2) if offset + j in written else prior[j]
-            for j, v in enumerate(value)
-        ]
-    if not isinstance(prior, dict):
-        return None
-    out: dict[str, Any] = {}
-    for k, v in value.items():
-        sk = str(k)
-        out[sk] = builder.view(v, key_path(attr, sk), 2) if k in written or sk not in prior else prior[sk]
-    return out if len(out) == len(value) else None
-
-
-def _chunked_attrs(parts: tuple[StatePart, ...]) -> dict[str, None]:
-    """The chunked attributes of an owner's parts, in order."""
-    out: dict[str, None] = {}
-    for part in parts:
-        label = parse_label(part.name)[1]
-        if label is not None and "#" in label:
-            out[label.split("#", 1)[0]] = None
-    return out
-
-
-def _shadow_part(live: Live, label: str, data: bytes) -> None:
-    """Record the copy of a sub-part just restored into the live object, so the next call's check needs no pickle.
-
-    Why: the engine calls from many saved states; without this, every call after a restore would pickle the
-    restored sub-parts again to learn what they hold. Costs one more unpickle of only the restored sub-parts.
-    """
-    held = live.shadow.get(label)
-    if held is None or held[0] is not data:
-        live.shadow[label] = (data, pickle.loads(data))
-
-
-def _update_shadow(
-    shadow: dict[str, tuple[bytes, Any]], parts: tuple[StatePart, ...], skip: set[str] = frozenset()
-) -> None:  # type: ignore[assignment]
-    """Keep one copy per sub-part the live object now holds: only parts whose bytes changed are unpickled.
-
-    Chunks of the attributes in ``skip`` (watched ones) get none.
-    """
-    labels = set()
-    for part in parts:
-        label = parse_label(part.name)[1]
-        if label is None or (skip and "#" in label and label.split("#", 1)[0] in skip):
+    kept: dict[str, _Unit] = {}
+    for label, part in prev.items():
+        if label is None or "," not in label:
             continue
-        labels.add(label)
-        held = shadow.get(label)
-        if held is None or held[0] is not part.data and held[0] != part.data:
-            shadow[label] = (part.data, pickle.loads(part.data))
-    for label in set(shadow) - labels:
-        del shadow[label]
+        names = label.split(",")
+        if not all(n in attrs for n in names):
+            continue
+        wrapped = {n: attrs[n] for n in names}
+        same = unchanged(label, wrapped)
+        if same is not None:
+            kept[names[0]] = _Unit(label, names, same, wrapped)
+            continue
+        try:
+            data, pickler = _dumps(wrapped)
+        except Exception:  # noqa: BLE001 - re-examined attribute by attribute
+            continue
+        if data == part.data:
+            kept[names[0]] = _Unit(label, names, data, wrapped, pickler)
+    return kept
 
 
-class _Slice:
-    """Items of a list attribute known by index (some chunks of it), for diffing chunk by chunk."""
+def _watched_chunk_units(attr: str, value: Any, clean: set[str], unchanged: _Unchanged, w: Watch | None) -> list[_Unit]:
+    """The chunks of a watched attribute: those its watch saw unwritten keep their bytes unsliced; the others are
+    sliced and pickled, and note which of their entries the call wrote (``w``: the attribute's watch)."""
+    units: list[_Unit] = []
+    for i in range((len(value) + CHUNK - 1) // CHUNK):
+        label = f"{attr}#{i}"
+        unit = _Unit(label, [attr], b"", None, None, value if i == 0 else None, (value, i * CHUNK))
+        same = unchanged(label, None) if label in clean else None
+        if same is not None:
+            unit.data = same
+        else:
+            unit.data, unit.pickler = _dumps(_value(unit))
+            unit.written = w.entries(i) if w is not None else None
+        units.append(unit)
+    return units
 
-    def __init__(self) -> None:
-        self.items: dict[int, Any] = {}
 
-
-_MISSING = object()
-
-
-def _indexed(value: Any) -> dict[int, Any]:
-    if isinstance(value, _Slice):
-        return value.items
-    if isinstance(value, list):
-        return dict(enumerate(value))
-    return {}
-
-
-def _plain(value: Any) -> Any:
-    return [value.items[i] for i in sorted(value.items)] if isinstance(value, _Slice) else value
+def _chunk_units(attr: str, value: Any, unchanged: _Unchanged) -> list[_Unit]:
+    """The chunks of an attribute that is not watched: each compared with its shadow, pickled if it differs."""
+    units: list[_Unit] = []
+    for i, piece in enumerate(_chunks(value)):
+        same = unchanged(f"{attr}#{i}", piece)
+        if same is not None:
+            units.append(_Unit(f"{attr}#{i}", [attr], same, piece, None, value if i == 0 else None))
+            continue
+        data, pickler = _dumps(piece)
+        units.append(_Unit(f"{attr}#{i}", [attr], data, piece, pickler, value if i == 0 else None))
+    return units
 
 
 def _shared_groups(ids: list[set[int]], changed: list[int] | None = None) -> list[list[int]]:

@@ -169,6 +169,8 @@ class _Walk:
         return i
 
     def conv(self, v: Any, depth: int) -> Any:
+        """The JSON data of ``v``: values of exact built-in types here (what outputs are made of, each passing
+        through this call), subclasses and other kinds in :meth:`_other`."""
         t = type(v)
         if t is str:
             self.spend(len(v) + 2)
@@ -176,14 +178,7 @@ class _Walk:
         if t is int:
             bits = v.bit_length()
             if self.int_bits and bits > self.int_bits:
-                try:
-                    str(v)
-                except ValueError:
-                    raise _Refused(
-                        f"output holds an integer of about {int(bits * 0.30103) + 1:,} digits at {{path}}, "
-                        "more than the "
-                        f"{_int_digits_limit():,} Python converts to text"
-                    ) from None
+                self._check_printable(v, bits)
             self.spend(int(bits * 0.30103) + 2)
             return v
         if t is float:
@@ -200,6 +195,24 @@ class _Walk:
             return self.mapping(v, v.items(), depth)
         if isinstance(v, (list, tuple, set, frozenset)):
             return self.sequence(v, depth)
+        return self._other(v, depth)
+
+    @staticmethod
+    def _check_printable(v: int, bits: int) -> None:
+        """Refuse an integer too long for Python to convert to text (``json.dumps`` would raise in the caller)."""
+        try:
+            str(v)
+        except ValueError:
+            raise _Refused(
+                f"output holds an integer of about {int(bits * 0.30103) + 1:,} digits at {{path}}, "
+                "more than the "
+                f"{_int_digits_limit():,} Python converts to text"
+            ) from None
+
+    def _other(self, v: Any, depth: int) -> Any:
+        """The JSON data of a value that is not of an exact JSON type nor a container: built-in subclasses (an
+        ``IntEnum`` member) as their base type, numbers, dates, numpy scalars, objects as their public attributes,
+        and the repr of anything else."""
         if isinstance(v, bool):
             return self.conv(bool(v), depth)
         if isinstance(v, int):  # int subclasses and IntEnum members: plain ints

@@ -34,19 +34,12 @@ from libra._util.interrupts import interrupts_deferred
 from libra.catalog import Catalog
 from libra.runtime.base import InvocationRecord, State, ToolRuntimeError
 from libra.runtime.workers import sandbox
-from libra.runtime.workers.executor import (
-    DEFAULT_RECYCLE_MB,
-    Call,
-    CallStream,
-    Channel,
-    Executor,
-    Transport,
-    WorkerLost,
-    _signal_name,
-)
+from libra.runtime.workers.executor import DEFAULT_RECYCLE_MB, Executor
 from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
 from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
 from libra.runtime.workers.sandbox import NETWORK_DISABLED, _address_space_bytes, block_network, limit_memory
+from libra.runtime.workers.stream import Call, CallStream
+from libra.runtime.workers.transport import Channel, Transport, WorkerLost, _signal_name
 from libra.runtime.workers.worker import RuntimeFactory, _Store
 from libra.runtime.workers.worker import is_split as _split
 from libra.runtime.workers.worker import worker_main as _worker_main
@@ -308,7 +301,7 @@ class IsolatedRuntime:
         return self.pool.invoke_many(calls)
 
     def stream(self) -> CallStream:
-        """Calls submitted one by one, results in order (see :class:`~libra.runtime.workers.executor.CallStream`)."""
+        """Calls submitted one by one, results in order (see :class:`~libra.runtime.workers.stream.CallStream`)."""
         return self.pool.stream()
 
     def close(self) -> None:

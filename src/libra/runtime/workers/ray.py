@@ -2,7 +2,7 @@
 
 Why Ray: a build's cost is its tool invocations, and they are independent given their state, so a catalog that
 outgrows one machine should run them on an existing distributed engine rather than on a pool of our own. Ray is
-only a *transport* here (:class:`~libra.runtime.workers.executor.Transport`): the executor keeps everything else (the
+only a *transport* here (:class:`~libra.runtime.workers.transport.Transport`): the executor keeps everything else (the
 order of results, timeouts, replacing lost workers, shipping states as content-addressed parts and mirroring what
 each worker holds), so a build on Ray finds the same library as a local one.
 
@@ -39,7 +39,8 @@ from typing import Any
 
 from libra.errors import ConfigError
 from libra.runtime.base import ToolRuntimeError
-from libra.runtime.workers.executor import Channel, Transport, WorkerLost, transports_wrapped
+from libra.runtime.workers.executor import transports_wrapped
+from libra.runtime.workers.transport import Channel, Transport, WorkerLost
 
 #: the one line a build prints when Ray is asked for but not installed
 RAY_MISSING = "--executor ray needs Ray, which is not installed: pip install 'libra-tools[ray]'"

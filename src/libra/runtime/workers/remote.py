@@ -43,17 +43,11 @@ from libra.runtime.base import (
     parts_fingerprint,
 )
 from libra.runtime.workers import sandbox
-from libra.runtime.workers.executor import (
-    DEFAULT_RECYCLE_MB,
-    Call,
-    Channel,
-    Executor,
-    Transport,
-    WorkerLost,
-    _signal_name,
-)
+from libra.runtime.workers.executor import DEFAULT_RECYCLE_MB, Executor
 from libra.runtime.workers.guard import DEFAULT_MAX_RECORD_BYTES
 from libra.runtime.workers.lru import DEFAULT_CACHE_BYTES
+from libra.runtime.workers.stream import Call
+from libra.runtime.workers.transport import Channel, Transport, WorkerLost, _signal_name
 
 __all__ = ["PIPE_BYTES", "PROTOCOL", "SERVER_SCRIPT", "Call", "InterpreterTransport", "RemoteRuntime", "widen_pipe"]
 

@@ -222,11 +222,9 @@ def _wire(parts: Any, store: _Store, known: set[str]) -> tuple[tuple[str, str, A
     return tuple(out)
 
 
-def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
-    """Answer requests until ``close`` or end of input; ``init`` is the init request, already read and applied."""
-    _, options, memory_mb, _allow_network, cache_size = init[:5]
-    max_record_bytes = init[5] if len(init) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
-    cache_bytes = init[6] if len(init) > 6 else None
+def _start(out: BinaryIO, options: Any, memory_mb: Any, isolation: str) -> tuple[Any, Any] | None:
+    """Build the backend and its guard, cap the memory and say ``ready``; None (having said ``failed``) when the
+    backend cannot be built."""
     try:
         backend = FACTORY(dict(options or {}))
         # pure calls, bounded records (runtime/guard.py); the backend keeps the directory it was started in
@@ -240,9 +238,121 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
     except BaseException as exc:  # noqa: BLE001 - report why the backend cannot be built, then exit
         traceback.print_exc(file=sys.stderr)
         write_frame(out, ("failed", error_text(exc)))
+        return None
+    return backend, guard
+
+
+class _Server:
+    """What a server keeps between requests: the backend and its guard, the part store and the read memo."""
+
+    def __init__(self, backend: Any, guard: Any, store: Any, memory_mb: Any, max_record_bytes: Any) -> None:
+        self.backend = backend
+        self.guard = guard
+        self.store = store
+        self.memo = ReadMemo(READ_MEMO_BYTES)
+        self.memory_mb = memory_mb
+        self.max_record_bytes = max_record_bytes
+
+    def answer(self, kind: str, req_id: Any, msg: Any) -> tuple[Any, ...]:
+        """The reply to a request other than ``close``."""
+        store, backend = self.store, self.backend
+        if kind == "call":
+            _, _, items, tool, args = msg
+            return self.call(req_id, items, tool, args)
+        if kind == "fresh":
+            return ("state", req_id, _wire(backend.fresh(), store, set()))
+        if kind == "load":
+            loader = getattr(backend, "load_state", None)
+            if loader is None:
+                raise RuntimeError(
+                    "this backend has no load_state(config): it cannot start from a task's configuration"
+                )
+            return ("state", req_id, _wire(loader(msg[2]), store, set()))
+        if kind == "held":
+            return ("held", req_id, list(store.items))
+        if kind == "catalog":
+            lister = getattr(backend, "catalog", None)
+            if lister is None:
+                raise RuntimeError("this backend has no catalog(): pass the catalog to the client")
+            return ("catalog", req_id, list(lister()))
+        return ("raise", req_id, f"unknown request {kind!r}")
+
+    def call(self, req_id: Any, items: Any, tool: str, args: Any) -> tuple[Any, ...]:
+        """Run a call from the state ``items`` (a ``miss`` when a part it names is not held)."""
+        store = self.store
+        given = {key: data for _, key, data in items if data is not None}
+        missing = [key for _, key, data in items if data is None and key not in given and key not in store.items]
+        if missing:
+            return ("miss", req_id, missing)
+        # every part is looked up before any is stored, so the bound cannot evict one still to be read
+        parts = [
+            (name, key, data if data is not None else given[key] if key in given else store.items[key])
+            for name, key, data in items
+        ]
+        for _, key, data in parts:
+            if not store.touch(key):  # as in _wire
+                store.put(key, data)
+        record, new_parts = self._run(parts, items, tool, args)
+        SANDBOX.end_call()  # what the call started dies with it, before the client hears back
+        sent = {key for _, key, _ in items}
+        new_items = _wire(new_parts, store, sent)
+        same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [
+            n for n, _, _ in items
+        ]
+        return ("done", req_id, record, None if same else new_items)
+
+    def _run(self, parts: list[Any], items: Any, tool: str, args: Any) -> tuple[dict[str, Any], Any]:
+        """The record of a call and the parts of the state it left: from the read memo when it holds the call,
+        else from the backend under the guard; a tool's exception (memory included) is an error record."""
+        memo = self.memo
+        call = memo.call_key(tool, args)
+        keys = {name: key for name, key, _ in items}
+        reused = None if call is None else memo.find(call, keys)
+        try:
+            if reused is not None:
+                return reused, parts
+            result = GUARD.invoke_backend(self.guard, self.backend, parts, tool, args, self.max_record_bytes)
+            record = {
+                "status": result.get("status", "success"),
+                "output": result.get("output"),
+                "error": result.get("error"),
+                "state_changes": result.get("state_changes") or {},
+                "diagnostics": result["diagnostics"],
+            }
+            new_parts = result.get("parts") or parts
+            reads = result.get("reads")
+            if (
+                reads is not None
+                and call is not None
+                and not record["diagnostics"]
+                and [(n, k) for n, k, _ in new_parts] == [(n, k) for n, k, _ in items]
+            ):
+                memo.add(call, reads, keys, record)
+            return record, new_parts
+        except MemoryError as exc:
+            memory_mb = self.memory_mb
+            return {
+                "status": "error",
+                "output": None,
+                "error": error_text(exc)
+                + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""),
+                "state_changes": {},
+            }, parts
+        except Exception as exc:  # noqa: BLE001 - a tool's exception is an error record
+            return {"status": "error", "output": None, "error": error_text(exc), "state_changes": {}}, parts
+
+
+def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
+    """Answer requests until ``close`` or end of input; ``init`` is the init request, already read and applied."""
+    _, options, memory_mb, _allow_network, cache_size = init[:5]
+    max_record_bytes = init[5] if len(init) > 5 else GUARD.DEFAULT_MAX_RECORD_BYTES
+    cache_bytes = init[6] if len(init) > 6 else None
+    started = _start(out, options, memory_mb, isolation)
+    if started is None:
         return
+    backend, guard = started
     store = _Store(max(1, int(cache_size)), None if cache_bytes is None else int(cache_bytes))
-    memo = ReadMemo(READ_MEMO_BYTES)
+    server = _Server(backend, guard, store, memory_mb, max_record_bytes)
 
     while True:
         try:
@@ -254,84 +364,7 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
             return
         req_id = msg[1]
         try:
-            if kind == "call":
-                _, _, items, tool, args = msg
-                given = {key: data for _, key, data in items if data is not None}
-                missing = [
-                    key for _, key, data in items if data is None and key not in given and key not in store.items
-                ]
-                if missing:
-                    write_frame(out, ("miss", req_id, missing))
-                    continue
-                # every part is looked up before any is stored, so the bound cannot evict one still to be read
-                parts = [
-                    (name, key, data if data is not None else given[key] if key in given else store.items[key])
-                    for name, key, data in items
-                ]
-                for _, key, data in parts:
-                    if not store.touch(key):  # as in _wire
-                        store.put(key, data)
-                call = memo.call_key(tool, args)
-                keys = {name: key for name, key, _ in items}
-                reused = None if call is None else memo.find(call, keys)
-                try:
-                    if reused is not None:
-                        record, new_parts = reused, parts
-                    else:
-                        result = GUARD.invoke_backend(guard, backend, parts, tool, args, max_record_bytes)
-                        record = {
-                            "status": result.get("status", "success"),
-                            "output": result.get("output"),
-                            "error": result.get("error"),
-                            "state_changes": result.get("state_changes") or {},
-                            "diagnostics": result["diagnostics"],
-                        }
-                        new_parts = result.get("parts") or parts
-                        reads = result.get("reads")
-                        if (
-                            reads is not None
-                            and call is not None
-                            and not record["diagnostics"]
-                            and [(n, k) for n, k, _ in new_parts] == [(n, k) for n, k, _ in items]
-                        ):
-                            memo.add(call, reads, keys, record)
-                except MemoryError as exc:
-                    record = {
-                        "status": "error",
-                        "output": None,
-                        "error": error_text(exc)
-                        + (f" (the server's memory cap of {memory_mb:g} MB was reached)" if memory_mb else ""),
-                        "state_changes": {},
-                    }
-                    new_parts = parts
-                except Exception as exc:  # noqa: BLE001 - a tool's exception is an error record
-                    record = {"status": "error", "output": None, "error": error_text(exc), "state_changes": {}}
-                    new_parts = parts
-                SANDBOX.end_call()  # what the call started dies with it, before the client hears back
-                sent = {key for _, key, _ in items}
-                new_items = _wire(new_parts, store, sent)
-                same = [k for _, k, _ in new_items] == [k for _, k, _ in items] and [n for n, _, _ in new_items] == [
-                    n for n, _, _ in items
-                ]
-                write_frame(out, ("done", req_id, record, None if same else new_items))
-            elif kind == "fresh":
-                write_frame(out, ("state", req_id, _wire(backend.fresh(), store, set())))
-            elif kind == "load":
-                loader = getattr(backend, "load_state", None)
-                if loader is None:
-                    raise RuntimeError(
-                        "this backend has no load_state(config): it cannot start from a task's configuration"
-                    )
-                write_frame(out, ("state", req_id, _wire(loader(msg[2]), store, set())))
-            elif kind == "held":
-                write_frame(out, ("held", req_id, list(store.items)))
-            elif kind == "catalog":
-                lister = getattr(backend, "catalog", None)
-                if lister is None:
-                    raise RuntimeError("this backend has no catalog(): pass the catalog to the client")
-                write_frame(out, ("catalog", req_id, list(lister())))
-            else:
-                write_frame(out, ("raise", req_id, f"unknown request {kind!r}"))
+            write_frame(out, server.answer(kind, req_id, msg))
         except MemoryError as exc:
             write_frame(out, ("raise", req_id, f"the server ran out of memory ({error_text(exc)})"))
         except Exception as exc:  # noqa: BLE001 - a broken backend: tell the client, keep serving
@@ -339,8 +372,8 @@ def serve(inp: BinaryIO, out: BinaryIO, init: Any, isolation: str) -> None:
             write_frame(out, ("raise", req_id, error_text(exc)))
 
 
+#: the backend factory named by ``--backend``, loaded by :func:`main` once the sandbox is entered
 FACTORY: Any = None
-#: libra.runtime.workers.guard, loaded by path beside this file (it is standard-library only too)
 
 
 def main(argv: list[str]) -> int:

@@ -2,7 +2,7 @@
 
 Why a module of its own: the same request handler runs in an isolated worker process (:func:`worker_main`, the
 target of :class:`~libra.runtime.workers.isolation.ProcessTransport`) and in the caller's own process
-(:class:`~libra.runtime.workers.executor.InProcessTransport`), so both give the very same records and states.
+(:class:`~libra.runtime.workers.inprocess.InProcessTransport`), so both give the very same records and states.
 
 Requests and replies (tuples; ``wire`` is ``(fingerprint, split, items)`` and ``items`` are
 ``(name, key, data-or-None)``, ``None`` meaning "the receiver already holds this key")::
