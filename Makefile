@@ -19,6 +19,9 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval,bigtool,ray]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
+	# agentdojo declares every LLM vendor's client; its task suites need only these (see libra.benchmarks.agentdojo).
+	$(BIN)/pip install --quiet --no-deps 'agentdojo==0.1.35'
+	$(BIN)/pip install --quiet 'deepdiff>=8.6.1,<10' 'pyyaml>=6.0.1' 'pydantic[email]>=2.7.1'
 	@touch $(STAMP)
 
 setup: $(STAMP)

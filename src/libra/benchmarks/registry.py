@@ -1,7 +1,8 @@
 """Find benchmarks by name.
 
-Built-in adapters are imported lazily (BFCL needs ``bfcl-eval``; importing it eagerly would make every command
-fail without it). Third-party adapters register through the ``libra.benchmarks`` entry-point group.
+Built-in adapters are imported lazily (BFCL needs ``bfcl-eval`` and AgentDojo ``agentdojo``; importing them eagerly
+would make every command fail without them). Third-party adapters register through the ``libra.benchmarks``
+entry-point group.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from libra.benchmarks.base import Benchmark
 from libra.errors import ConfigError
 
 _BUILTIN: dict[str, str] = {
+    "agentdojo-banking": "libra.benchmarks.agentdojo.adapter:AgentDojoBankingBenchmark",
+    "agentdojo-slack": "libra.benchmarks.agentdojo.adapter:AgentDojoSlackBenchmark",
+    "agentdojo-travel": "libra.benchmarks.agentdojo.adapter:AgentDojoTravelBenchmark",
+    "agentdojo-workspace": "libra.benchmarks.agentdojo.adapter:AgentDojoWorkspaceBenchmark",
     "appworld": "libra.benchmarks.appworld.adapter:AppWorldBenchmark",
     "bfcl": "libra.benchmarks.bfcl.adapter:BFCLBenchmark",
     "scitooleval": "libra.benchmarks.scitooleval.adapter:SciToolEvalBenchmark",
