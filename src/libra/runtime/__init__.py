@@ -10,10 +10,10 @@ from libra.runtime.base import (
     StatePart,
     ToolRuntimeError,
     UnknownToolError,
-    to_jsonable,
 )
 from libra.runtime.python.runtime import PythonRuntime
 from libra.runtime.workers.executor import Executor
+from libra.runtime.workers.guard import to_jsonable
 from libra.runtime.workers.inprocess import InProcessTransport
 from libra.runtime.workers.isolation import IsolatedRuntime, ProcessTransport, WorkerPool
 from libra.runtime.workers.transport import Channel, Transport

@@ -25,7 +25,6 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from libra.catalog import Catalog
 from libra.errors import LibraError
-from libra.runtime.workers.guard import UnserializableOutput, to_jsonable  # noqa: F401 - the normaliser of outputs lives with the record cap
 
 Status = Literal["success", "rejected", "error"]
 STATUSES: tuple[str, ...] = ("success", "rejected", "error")
@@ -168,3 +167,9 @@ class Runtime(Protocol):
     def close(self) -> None:
         """Release workers and other resources."""
         ...
+
+
+def error_text(exc: BaseException) -> str:
+    """How a failed call's exception reads in its record: ``Type: message`` (just ``Type`` without a message)."""
+    msg = str(exc)
+    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__

@@ -61,15 +61,15 @@ from libra.runtime.base import (
     StatePart,
     ToolRuntimeError,
     UnknownToolError,
-    UnserializableOutput,
+    error_text,
     parts_fingerprint,
-    to_jsonable,
 )
 from libra.runtime.diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
 from libra.runtime.python.introspect import tool_document
 from libra.runtime.python.snapshot import Snapshotter
 from libra.runtime.python.snapshot_common import Live, Unsnapshotable, _default_pickling, parse_label
+from libra.runtime.workers.guard import UnserializableOutput, to_jsonable
 
 LoadHook = Callable[[Any, Any], None]
 Rejection = Callable[[Any], "str | None"]
@@ -154,11 +154,6 @@ def status_of(output: Any, rejection: Rejection | None = error_key_rejection) ->
     if message is not None:
         return "rejected", message
     return "success", None
-
-
-def error_text(exc: BaseException) -> str:
-    msg = str(exc)
-    return f"{type(exc).__name__}: {msg}" if msg else type(exc).__name__
 
 
 def _call_seed(key: str, tool: str, args: Mapping[str, Any]) -> int:

@@ -69,7 +69,7 @@ class InProcessTransport(Transport):
         return _LocalChannel(self.factory, self.cache_size, self.cache_bytes)
 
     def ready(self, channel: Channel, timeout_s: float) -> dict[str, Any]:
-        from libra.runtime.python.runtime import error_text
+        from libra.runtime.base import error_text
 
         assert isinstance(channel, _LocalChannel)
         if channel.server is None:

@@ -10,14 +10,25 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from libra.runtime.base import InvocationRecord, State, ToolRuntimeError
 from libra.runtime.workers.transport import Channel, WorkerLost
 from libra.runtime.workers.worker import _Store, is_split
 
-if TYPE_CHECKING:
-    from libra.runtime.workers.executor import Executor
+
+class Pool(Protocol):
+    """What a stream needs of its executor (:class:`~libra.runtime.workers.executor.Executor`): its worker slots
+    and its checks. Named here so the stream does not import the executor that imports it."""
+
+    _slots: list[Any]
+
+    def _check_open(self) -> None: ...
+
+    def _check_call(self, state: State, tool: str, args: Mapping[str, Any]) -> None: ...
+
+    def _failure_text(self, text: str) -> str: ...
+
 
 Call = tuple[State, str, Mapping[str, Any]]
 
@@ -93,7 +104,7 @@ class CallStream:
     #: replies :meth:`poll` reads ahead of the caller at most: a bound on the records and states it holds for it
     READ_AHEAD = 64
 
-    def __init__(self, executor: Executor) -> None:
+    def __init__(self, executor: Pool) -> None:
         self.ex = executor
         self.next_poll = 0.0
         self.calls: dict[int, Call] = {}  # submitted and not yet answered

@@ -143,7 +143,7 @@ class WorkerServer:
 
 def _error_text(exc: BaseException) -> str:
     """``Type: message`` of an exception (imported late: a worker ignores Ctrl-C before any slow import)."""
-    from libra.runtime.python.runtime import error_text
+    from libra.runtime.base import error_text
 
     return error_text(exc)
 
