@@ -40,12 +40,11 @@ from libra.runtime.base import (
     StatePart,
     ToolRuntimeError,
     UnknownToolError,
-    UnserializableOutput,
     parts_fingerprint,
-    to_jsonable,
 )
 from libra.runtime.diff import content_hash, diff_views
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
+from libra.runtime.workers.guard import UnserializableOutput, to_jsonable
 
 _PICKLE = pickle.HIGHEST_PROTOCOL
 

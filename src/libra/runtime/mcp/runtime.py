@@ -53,7 +53,6 @@ from libra.runtime.base import (
     State,
     ToolRuntimeError,
     UnknownToolError,
-    to_jsonable,
 )
 from libra.runtime.mcp.client import (
     CallFailed,
@@ -64,6 +63,7 @@ from libra.runtime.mcp.client import (
     _LoopThread,
 )
 from libra.runtime.mcp.sandbox_dir import Manifest, SandboxDir, fingerprint
+from libra.runtime.workers.guard import to_jsonable
 
 __all__ = ["McpPath", "McpRuntime", "McpServerError", "ServerSpec"]
 
