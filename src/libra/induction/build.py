@@ -304,6 +304,10 @@ def _build_on(
 ) -> Library:
     catalog = source.catalog()
     fixtures = source.fixtures()
+    untestable = source.untestable()
+    for tool, params in sorted(untestable.items()):
+        where = ", ".join(f"{p}: {t}" for p, t in params.items())
+        log(f"warning: {tool} cannot be tested: no JSON value builds its parameter(s) {where}; it stays for retrieval")
     out_path = Path(out) if out else None
     ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
     t0 = time.perf_counter()
@@ -365,6 +369,8 @@ def _build_on(
         peak.sample(force=True)
         times = {"t0": t0, "contracts": t_contracts, "engine": t_engine}
         stats = _stats(catalog, runtime, engine, summary, relations, len(stored), times, peak, resumed, spec, workers)
+        if untestable:
+            stats["health"]["untestable"] = untestable
         _add_proposer_stats(stats, proposer)
         meta = _meta(source, proposer, opts, embedder.model_id, fixtures)
         library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)

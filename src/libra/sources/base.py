@@ -46,6 +46,11 @@ class ToolSource:
         use them to fill inputs; they never come from tasks or gold."""
         return {}
 
+    def untestable(self) -> dict[str, dict[str, str]]:
+        """Tool -> its parameters no JSON value can build (a ``Callable``, a class without a schema), each with its
+        type. Such a tool stays in the catalog for retrieval; the build says it cannot test it."""
+        return {}
+
     def server_configs(self) -> list[dict[str, Any]] | None:
         """How to start the source's MCP servers again (``[[mcp]]`` tables), for a library that records them so a
         gateway can forward calls; ``None`` for a source without servers."""

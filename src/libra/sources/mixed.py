@@ -51,6 +51,9 @@ class MixedSource(ToolSource):
     def catalog(self) -> Catalog:
         return self._catalog
 
+    def untestable(self) -> dict[str, dict[str, str]]:
+        return self.python.untestable()
+
     def fixtures(self) -> dict[str, Any]:
         return dict(self._fixtures)
 

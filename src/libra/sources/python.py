@@ -264,9 +264,10 @@ def resolve(spec: ToolSpec) -> Source:
 
 def _check_hints(source: Source) -> None:
     """A required parameter needs a type hint or examples: without either nothing says what value to pass it,
-    and every call of the tool would be a guess."""
+    and every call of the tool would be a guess. Every such parameter is named at once, so one run shows them all."""
     from libra.decorators import hints_of
 
+    missing = []
     for bare, func in source.tools.values():
         marks = hints_of(func)
         try:
@@ -277,10 +278,29 @@ def _check_hints(source: Source) -> None:
             if p.name in ("self", "cls") or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is not p.empty:
                 continue
             if p.annotation is p.empty and not (marks and p.name in marks.examples):
-                raise ConfigError(
-                    f"{source.spec.text()}: tool {bare} has no type hint for its parameter {p.name!r}: annotate it "
-                    f"(e.g. {p.name}: str) or give @libra.tool(examples={{{p.name!r}: [...]}})"
-                )
+                missing.append((bare, p.name))
+    if missing:
+        where = ", ".join(f"{tool}({param})" for tool, param in missing)
+        tool, param = missing[0]
+        raise ConfigError(
+            f"{source.spec.text()}: no type hint for {len(missing)} required parameter(s): {where}; annotate them "
+            f"(e.g. {param}: str) or give @libra.tool(examples={{{param!r}: [...]}})"
+        )
+
+
+def untestable_parameters(sources: Sequence[Source]) -> dict[str, dict[str, str]]:
+    """Tool -> parameters no JSON value can build, with their types (see
+    :func:`libra.runtime.python.calling.untestable`)."""
+    from libra.runtime.python.calling import untestable
+
+    names = published_names(sources)
+    out = {}
+    for source in sources:
+        for key, (_bare, func) in source.tools.items():
+            found = untestable(func)
+            if found:
+                out[names.get(key, key)] = found
+    return out
 
 
 def published_names(sources: Sequence[Source]) -> dict[str, str]:
@@ -438,6 +458,9 @@ class PythonSource(ToolSource):
 
     def fixtures(self) -> dict[str, Any]:
         return dict(self._fixtures)
+
+    def untestable(self) -> dict[str, dict[str, str]]:
+        return untestable_parameters(self.sources)
 
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kwargs: Any) -> Any:
         """In-process when not isolated (``--workers 0``); else workers that each rebuild the runtime from the

@@ -138,7 +138,7 @@ def _is_plain_typeddict(tp: Any) -> bool:
     return isinstance(tp, type) and typing_extensions.is_typeddict(tp) and type(tp).__module__ == "typing"
 
 
-def _portable(tp: Any, _seen: frozenset[int] = frozenset()) -> Any:
+def portable(tp: Any, _seen: frozenset[int] = frozenset()) -> Any:
     """The same hint in a form pydantic accepts: dict metadata wrapped, ``typing.TypedDict`` rebuilt.
 
     Rebuilding walks generic arguments (``list[Record]``, ``Optional[Record]``) and the TypedDict's own fields;
@@ -150,12 +150,12 @@ def _portable(tp: Any, _seen: frozenset[int] = frozenset()) -> Any:
         return _rebuilt_typeddict(tp, _seen)
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     if origin is typing.Annotated:
-        base = _portable(args[0], _seen)
+        base = portable(args[0], _seen)
         meta = tuple(JsonKeywords(m) if isinstance(m, dict) else m for m in tp.__metadata__)
         return typing.Annotated[(base, *meta)]
     if not args or origin is typing.Literal:
         return tp
-    new = tuple(_portable(a, _seen) if not isinstance(a, (list, tuple)) else a for a in args)
+    new = tuple(portable(a, _seen) if not isinstance(a, (list, tuple)) else a for a in args)
     if all(a is b for a, b in zip(new, args)):
         return tp
     if origin is typing.Union or origin is types.UnionType:
@@ -172,7 +172,7 @@ def _rebuilt_typeddict(tp: type, seen: frozenset[int]) -> Any:
     required = getattr(tp, "__required_keys__", frozenset(hints))
     fields_ = {}
     for key, hint in hints.items():
-        hint = _portable(hint, seen | {id(tp)})
+        hint = portable(hint, seen | {id(tp)})
         fields_[key] = typing_extensions.Required[hint] if key in required else typing_extensions.NotRequired[hint]
     rebuilt = typing_extensions.TypedDict(tp.__name__, fields_)  # type: ignore[operator]
     rebuilt.__doc__, rebuilt.__module__, rebuilt.__qualname__ = tp.__doc__, tp.__module__, tp.__qualname__
@@ -239,7 +239,7 @@ def _cached_type_schema(tp: Any, mode: str) -> str:
         with warnings.catch_warnings():
             # pydantic warns of what it leaves out (a field default with no JSON form): leaving it out is our rule too
             warnings.simplefilter("ignore")
-            schema = TypeAdapter(_portable(tp)).json_schema(mode=mode, schema_generator=_NoFieldTitles)  # type: ignore[arg-type]
+            schema = TypeAdapter(portable(tp)).json_schema(mode=mode, schema_generator=_NoFieldTitles)  # type: ignore[arg-type]
         return json.dumps(_tidy(schema))
     except Exception:  # noqa: BLE001 - a hint pydantic cannot express (arbitrary class, callable) means "any value"
         return "{}"

@@ -65,6 +65,7 @@ from libra.runtime.base import (
     parts_fingerprint,
 )
 from libra.runtime.diff import content_hash, diff_views, object_view  # noqa: F401 - re-exported for callers of the old layout
+from libra.runtime.python.calling import run
 from libra.runtime.python.entropy import FIXED_NOW, fixed_entropy
 from libra.runtime.python.introspect import tool_document
 from libra.runtime.python.snapshot import Snapshotter
@@ -659,10 +660,10 @@ class PythonRuntime:
         t0 = time.perf_counter()
         try:
             if self.call_context is None:
-                out = func(**args)
+                out = run(func, args)
             else:
                 with self.call_context():
-                    out = func(**args)
+                    out = run(func, args)
         except KeyboardInterrupt:
             raise
         except BaseException as exc:  # noqa: BLE001 - any failure of the tool is data for induction

@@ -54,20 +54,24 @@ This module is standard-library only and imports nothing from ``libra`` at modul
 from __future__ import annotations
 
 import contextvars
+import dataclasses
 import datetime as _dt
 import decimal
+import enum
 import fcntl
 import glob
 import io
 import math
 import numbers
 import os
+import pathlib
 import re
 import reprlib
 import shutil
 import sys
 import tempfile
 import types
+import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -136,6 +140,24 @@ class _Over(Exception):
 
 def _step(key: Any) -> str:
     return f"[{key}]" if isinstance(key, int) else f"[{clip_text(repr(key), 60)}]"
+
+
+#: What :meth:`_Walk._typed` answers for a value of none of the types it knows.
+_NOT_TYPED = object()
+
+
+def iso_duration(delta: _dt.timedelta) -> str:
+    """A duration in ISO 8601 (``P1DT2H30M``), the form pydantic writes and reads back."""
+    sign = "-" if delta < _dt.timedelta(0) else ""
+    delta = abs(delta)
+    hours, rest = divmod(delta.seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    secs = seconds + delta.microseconds / 1e6
+    time_part = "".join(f"{n}{unit}" for n, unit in ((hours, "H"), (minutes, "M")) if n) + (
+        f"{secs:g}S" if secs else ""
+    )
+    out = f"{sign}P" + (f"{delta.days}D" if delta.days else "") + (f"T{time_part}" if time_part else "")
+    return out if out not in ("P", "-P") else "PT0S"
 
 
 class _Walk:
@@ -227,8 +249,9 @@ class _Walk:
                 return self.conv(float(v), depth)
             except (TypeError, ValueError, OverflowError):
                 return self.conv(str(v), depth)
-        if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
-            return self.conv(v.isoformat(), depth)
+        typed = self._typed(v, depth)
+        if typed is not _NOT_TYPED:
+            return typed
         item = getattr(v, "item", None)
         if item is not None and callable(item):  # numpy scalars
             try:
@@ -243,6 +266,28 @@ class _Walk:
                 v, ((k, x) for k, x in attrs.items() if not (isinstance(k, str) and k.startswith("_"))), depth
             )
         return self.conv(repr(v), depth)
+
+    def _typed(self, v: Any, depth: int) -> Any:
+        """The JSON form typed Python code gives the values its signatures use: dates and durations in ISO 8601,
+        an enum member as its value, UUIDs and paths as text, a pydantic model as its own dump, a dataclass as its
+        fields (pydantic's serializer writes them the same way); :data:`_NOT_TYPED` for anything else."""
+        if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
+            return self.conv(v.isoformat(), depth)
+        if isinstance(v, _dt.timedelta):
+            return self.conv(iso_duration(v), depth)
+        if isinstance(v, enum.Enum):  # a member stands for its value, as typed frameworks serialize it
+            return self.conv(v.value, depth + 1)
+        if isinstance(v, (uuid.UUID, pathlib.PurePath)):
+            return self.conv(str(v), depth)
+        dump = getattr(type(v), "model_dump", None)
+        if callable(dump):  # a pydantic model: its own JSON form (aliases, serializers, computed fields)
+            try:
+                return self.conv(v.model_dump(mode="json"), depth + 1)
+            except Exception:  # noqa: BLE001 - a model whose serializer fails: read its attributes instead
+                pass
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):  # slotted ones have no __dict__
+            return self.mapping(v, ((f.name, getattr(v, f.name)) for f in dataclasses.fields(v)), depth)
+        return _NOT_TYPED
 
     def mapping(self, owner: Any, items: Any, depth: int) -> dict[str, Any]:
         i = self.enter(owner)
