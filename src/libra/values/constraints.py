@@ -41,6 +41,8 @@ _LEN_EXACT = re.compile(
 )
 # "between 1 and 10080", "from 0 to 100", "1-5 (inclusive)"; the length patterns above are read first
 _RANGE = re.compile(rf"(?:between|from)\s+{_NUM}\s*(?:\([^)]*\))?\s+(?:and|to)\s+{_NUM}", re.I)
+# "25-300", "(1-14)", "1 to 5": a range written bare, not part of a date ("2024-01-01") or an identifier
+_BARE_RANGE = re.compile(rf"(?<![\w.\-]){_NUM}\s*(?:-|–|to)\s*(\d+(?:\.\d+)?)(?![\w\-]|\.\d)")
 _LOWER_BOUND = re.compile(rf"(?:at\s+least|>=|no\s+less\s+than|minimum(?:\s+of|\s+is)?)\s+{_NUM}(?!\s*{_UNIT})", re.I)
 _UPPER_BOUND = re.compile(rf"(?:at\s+most|<=|no\s+more\s+than|maximum(?:\s+of|\s+is)?)\s+{_NUM}(?!\s*{_UNIT})", re.I)
 _PREFIX = re.compile(
@@ -282,7 +284,7 @@ def _lengths(text: str) -> tuple[int | None, int | None]:
 
 
 def _bounds(text: str) -> tuple[float | None, float | None]:
-    m = _RANGE.search(text)
+    m = _RANGE.search(text) or _BARE_RANGE.search(text)
     if m:
         a, b = sorted((float(m.group(1)), float(m.group(2))))
         return a, b

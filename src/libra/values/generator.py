@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import re
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,6 +64,7 @@ def drawn_for(name: str, schema: dict[str, Any], description: str = "", _depth: 
     """The first value the layers propose for ``name`` that fits its schema and its documented constraints;
     ``option`` asks for the option-th alternative where a layer has several (an enum's values, listed choices,
     another realistic draw)."""
+    schema = _effective(schema)
     description = description or schema.get("description", "")
     rules = read_constraints(schema, description)
     fallback: Drawn | None = None
@@ -69,10 +72,52 @@ def drawn_for(name: str, schema: dict[str, Any], description: str = "", _depth: 
         value = _shaped(drawn.value, rules)
         if value is None:
             continue
-        if fits(schema, value) and (rules.accepts(value) or drawn.layer == "documented"):
+        if (
+            fits(schema, value)
+            and format_holds(value, schema.get("format") or rules.format)
+            and (rules.accepts(value) or drawn.layer == "documented")
+        ):
             return Drawn(copy.deepcopy(value), drawn.layer)
         fallback = fallback or drawn
     return fallback or Drawn("hello", "conventional")
+
+
+def _effective(schema: dict[str, Any]) -> dict[str, Any]:
+    """The branch of a union a caller would fill (its first one that is not ``null``), with the union's own
+    description and default: what an ``Optional[datetime]`` inside a model looks like to a value generator."""
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if not isinstance(branches, list) or "type" in schema:
+        return schema
+    chosen = next((b for b in branches if isinstance(b, dict) and b.get("type") != "null" and "$ref" not in b), None)
+    if chosen is None:
+        return schema
+    outer = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+    return {**chosen, **outer}
+
+
+def format_holds(value: Any, fmt: str | None) -> bool:
+    """Whether a string has the stated format (dates, times, durations, e-mail addresses, URLs, UUIDs): a value in
+    another form would be refused by the validation the format stands for (a Python expression given as a
+    docstring's example is no ISO date)."""
+    if not isinstance(value, str) or not fmt:
+        return True
+    checks = {
+        "date": lambda v: dt.date.fromisoformat(v),
+        "date-time": lambda v: dt.datetime.fromisoformat(v.replace("Z", "+00:00")),
+        "time": lambda v: dt.time.fromisoformat(v),
+        "duration": lambda v: re.fullmatch(r"-?P(?!$)(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?", v) or 1 / 0,
+        "email": lambda v: re.fullmatch(r"[^@\s]+@[^@\s]+\.[^@\s]+", v) or 1 / 0,
+        "uuid": lambda v: uuid.UUID(v),
+        "uri": lambda v: re.match(r"[a-z][a-z0-9+.-]*://\S+$", v, re.I) or 1 / 0,
+    }
+    check = checks.get(fmt)
+    if check is None:
+        return True
+    try:
+        check(value)
+    except (ValueError, ZeroDivisionError):
+        return False
+    return True
 
 
 def _shaped(value: Any, rules: Constraints) -> Any:
@@ -132,17 +177,31 @@ def _string_candidates(name: str, schema: dict[str, Any], description: str, opti
     yield Drawn(conventional(name), "conventional")
 
 
+#: Words of a date parameter that ends a span (it must come after the one that starts it: a check-out after a
+#: check-in, an end after a start).
+END_WORDS = frozenset(
+    {"end", "ends", "to", "until", "till", "out", "checkout", "departure", "return", "finish", "stop"}
+)
+BIRTH_WORDS = frozenset({"birth", "birthday", "birthdate", "dob", "born"})
+
+
 def _temporal(name: str, fmt: str | None, example: str | None, option: int) -> str | None:
-    """A date or time near the sandbox's clock, in the form stated: a birth date in the past, any other date a few
-    days ahead (bookings and deadlines must not lie in the past), shifted by ``option``."""
+    """A date, time or duration near the sandbox's clock, in the form stated: a birth date in the past, any other
+    date a few days ahead (bookings and deadlines must not lie in the past), the end of a span after its start,
+    shifted by ``option``."""
     toks = compounds(words(name))
+    if fmt == "time" or (fmt is None and example == "10:00"):
+        return ("10:00:00", "14:30:00", "09:15:00")[option % 3]
+    if fmt == "duration":
+        return ("PT1H", "PT30M", "PT2H")[option % 3]
     is_date = fmt in ("date", "date-time") or example in ("2024-01-01", "2024-01-01T00:00:00Z") or "date" in toks
     if not is_date:
         return None
-    if toks & {"birth", "birthday", "birthdate", "dob", "born"}:
+    if toks & BIRTH_WORDS:
         day = dt.date(1990, 5, 17) - dt.timedelta(days=365 * option)
     else:
-        day = SANDBOX_NOW.date() + dt.timedelta(days=(14, 30, -30)[option % 3])
+        ahead = (14, 30, -30)[option % 3] + (3 if toks & END_WORDS else 0)
+        day = SANDBOX_NOW.date() + dt.timedelta(days=ahead)
     if fmt == "date-time" or example == "2024-01-01T00:00:00Z":
         return dt.datetime.combine(day, dt.time(10, 0)).isoformat()
     return day.isoformat()

@@ -14,6 +14,7 @@ from typing import Any
 
 from libra._util.text import words
 from libra.schema import fits, schema_type
+from libra.values.constraints import read_text
 from libra.values.prose import QUOTED
 
 _AFFIX = re.compile(
@@ -229,10 +230,34 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
         if val is not None:
             candidates.append(val)
     candidates.extend(_beyond_bounds(name, schema, current, message))
+    candidates.extend(_stated_shape(schema, current, message))
     for c in candidates:
         if c != current and c is not None and fits(schema or {}, c):
             return c
     return None
+
+
+def _stated_shape(schema: dict[str, Any], current: Any, message: str) -> list[Any]:
+    """The rejected value reshaped to what the message states, read like documentation (a length, characters, a
+    prefix, a range: "username must be 3-20 letters or digits", "weight must be between 25 and 300")."""
+    numeric = schema_type(schema) in ("integer", "number") or (
+        isinstance(current, (int, float)) and not isinstance(current, bool)
+    )
+    rules = read_text(message, numeric=numeric)
+    if rules.empty:
+        return []
+    if numeric:
+        lo, hi = rules.minimum, rules.maximum
+        if lo is None and hi is None:
+            return []
+        value = lo if lo is not None else hi
+        if lo is not None and hi is not None:
+            value = lo + (hi - lo) / 2
+        return [int(value) if schema_type(schema) == "integer" or isinstance(current, int) else float(value)]
+    if isinstance(current, str):
+        shaped = rules.shape(current)
+        return [shaped] if shaped is not None else []
+    return []
 
 
 def _affixed(message: str, options: list[Any], current: Any) -> list[Any]:

@@ -127,16 +127,74 @@ def export_name(label: list[str], taken: set[str], fallback: str, prefix: str = 
 
 def scalar_response_name(tool: Tool) -> str:
     """Name of a response export that has no field name of its own -- a scalar response, or the elements of a bare
-    list of scalars: the tool name minus a read verb (``get_zipcode`` -> ``zipcode``, ``show_genres`` ->
-    ``genres``), else ``response_value``.
+    list of scalars: what the docstring's ``Returns`` section calls it ("A session token" -> ``session_token``,
+    "The id of the new note" -> ``note_id``), else the tool name minus a read verb (``get_zipcode`` -> ``zipcode``,
+    ``show_genres`` -> ``genres``), else ``response_value``.
 
     Why: the name is what the exploration ranks offers by and what propagation picks providers by (field
-    similarity to the consumer's input); ``response_value`` resembles no input, so a listing's values would go
-    last everywhere, while the tool's own name says what it returns."""
+    similarity to the consumer's input); ``response_value`` resembles no input, so a bare reply's value would go
+    last everywhere, while the documentation and the tool's own name say what it returns."""
+    described = returns_name(str((tool.response_schema or {}).get("description") or ""))
+    if described:
+        return described
     toks = words(tool.short_name)
     if len(toks) > 1 and toks[0] in READ_VERBS:
         return "_".join(toks[1:])
     return "response_value"
+
+
+#: Words that open a Returns text without naming the thing returned ("A new ...", "The unique ...").
+_RETURNS_FILLER = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "new",
+        "newly",
+        "created",
+        "generated",
+        "opaque",
+        "unique",
+        "valid",
+        "fresh",
+        "its",
+        "their",
+        "your",
+        "this",
+        "that",
+        "one",
+        "single",
+        "string",
+        "str",
+        "int",
+        "integer",
+        "value",
+        "returned",
+    }
+)
+#: Words that name a handle on a record ("the id of the note" names a note's id).
+_HANDLE_WORDS = frozenset({"id", "identifier", "name", "number", "key", "token", "code", "path", "url", "handle"})
+#: Words of a Returns text that name a container of the things returned ("a list of note ids").
+_CONTAINER_WORDS = frozenset({"list", "array", "set", "sequence", "collection", "dict", "mapping", "tuple", "pair"})
+#: Where the noun phrase of a Returns text ends: a clause, a relative clause, a purpose, a parenthesis.
+_RETURNS_CUT = re.compile(r"[.;:,()\[]|\s[-–]\s|\b(?:which|that|to|for|used|with|as|if|when|or|and)\b", re.I)
+
+
+def returns_name(text: str) -> str | None:
+    """The name a Returns text gives what a tool returns, as an export name (None when it names nothing: "True if
+    the call worked", a type alone)."""
+    text = re.sub(r"^\s*[\w\[\]., |]+:\s+", "", (text or "").strip())  # "str: the new user id"
+    if not text or re.match(r"(?:true|false|whether|none|nothing)\b", text, re.I):
+        return None
+    head = _RETURNS_CUT.split(text, maxsplit=1)[0]
+    handle, _, owner = head.partition(" of ")
+    handle_words = [w for w in words(handle) if w not in _RETURNS_FILLER]
+    owner_words = [w for w in words(owner) if w not in _RETURNS_FILLER]
+    if owner_words and (not handle_words or handle_words[-1] in _CONTAINER_WORDS):
+        return "_".join(owner_words[-2:])  # "a list of note ids" names note ids
+    if owner_words and handle_words[-1] in _HANDLE_WORDS:
+        return f"{owner_words[-1]}_{handle_words[-1]}"
+    return "_".join(handle_words[-2:]) or None
 
 
 def argument_exports(tool: Tool) -> list[Export]:

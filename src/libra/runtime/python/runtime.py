@@ -354,7 +354,14 @@ class PythonRuntime:
     def _add_owners(self, modules: Sequence[ModuleType], state_holders: Mapping[str, StateHolder]) -> None:
         """One owner per class, per tool module (one with public functions) and per declared state holder."""
         for cname, klass in self.classes.items():
-            self._add_owner(cname, "class", klass, new_empty=lambda k=klass: k.__new__(k), attrs=vars)
+            self._add_owner(
+                cname,
+                "class",
+                klass,
+                new_empty=lambda k=klass: k.__new__(k),
+                attrs=vars,
+                prototype=self._prototype(cname),
+            )
         for module in modules:
             short = module.__name__.rsplit(".", 1)[-1]
             if not public_functions(module):
@@ -389,6 +396,7 @@ class PythonRuntime:
         always_split: bool = False,
         skip: bool = False,
         whole: bool = False,
+        prototype: Callable[[], Any] | None = None,
     ) -> None:
         snap = Snapshotter(
             oname,
@@ -400,8 +408,22 @@ class PythonRuntime:
             skip_unpicklable=skip,
             whole_only=whole,
             always_split=always_split,
+            prototype=prototype,
         )
         self._owners[oname] = _Owner(oname, kind, target, snap)
+
+    def _prototype(self, cname: str) -> Callable[[], Any]:
+        """An instance of class ``cname`` built by its constructor (or factory), once per process: where the values
+        of attributes that cannot be pickled come from (see :class:`~.snapshot_common.FromConstructor`)."""
+        built: list[Any] = []
+
+        def prototype() -> Any:
+            if not built:
+                make = self.instances.get(cname)
+                built.append(make() if make is not None else self.classes[cname](**self.init_kwargs.get(cname, {})))
+            return built[0]
+
+        return prototype
 
     @property
     def state_modules(self) -> tuple[str, ...]:

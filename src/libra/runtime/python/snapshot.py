@@ -40,6 +40,7 @@ it with a bigger :data:`SPLIT_BYTES`. Sub-part names are ``Owner:attr``, ``Owner
 
 from __future__ import annotations
 
+import collections
 import datetime as _dt
 import decimal
 import enum
@@ -56,6 +57,8 @@ from libra.runtime.python.snapshot_common import (
     _CHUNKED,
     _PICKLE,
     CHUNK,
+    DefaultDictData,
+    FromConstructor,
     Live,
     Unsnapshotable,
     _chunkable,
@@ -148,6 +151,10 @@ def _identity(unit: _Unit) -> int:
     return hash(tuple(out))
 
 
+#: Values that are data whatever they hold: never taken for a constructor's configuration.
+_DATA = (list, dict, set, frozenset, tuple, str, bytes, int, float)
+
+
 class Snapshotter(PartViews, Restorer):
     """Splits, snapshots, views and restores the state of one owner (see the module docstring)."""
 
@@ -162,8 +169,11 @@ class Snapshotter(PartViews, Restorer):
         skip_unpicklable: bool = False,
         whole_only: bool = False,
         always_split: bool = False,
+        prototype: Callable[[], Any] | None = None,
     ) -> None:
         self.owner = owner
+        #: an instance built by the class's constructor in this process (see :class:`FromConstructor`), or None
+        self.prototype = prototype
         self.attrs = attrs
         self.new_empty = new_empty
         self.ignore = ignore
@@ -174,6 +184,17 @@ class Snapshotter(PartViews, Restorer):
         self.always_split = always_split
         self.unpicklable: set[str] = set()
         self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
+
+    def _constructed(self, attr: str, value: Any) -> bool:
+        """Whether ``value`` is what the class's constructor puts in ``attr`` (then it is configuration, not state a
+        call wrote): the same object, or one of the same type where the constructor builds a new one each time."""
+        if isinstance(value, _DATA):
+            return False  # a container that holds something unpicklable is data a call wrote, not configuration
+        try:
+            built = getattr(self.prototype(), attr)  # type: ignore[misc]
+        except Exception:  # noqa: BLE001 - no prototype or no such attribute: a call put it there
+            return False
+        return built is value or type(built) is type(value)
 
     def _watching(self) -> bool:
         """Whether chunked attributes are watched (:data:`WATCH`, read at each use so a test can switch it)."""
@@ -461,6 +482,14 @@ class Snapshotter(PartViews, Restorer):
         try:
             data, pickler = _dumps(wrapped)
         except Exception as exc:  # noqa: BLE001 - user objects may refuse to pickle
+            if self.prototype is not None and isinstance(value, collections.defaultdict):
+                marker = {attr: DefaultDictData.of(value)}
+                data, pickler = _dumps(marker)
+                return _Unit(attr, [attr], data, marker, pickler)
+            if self.prototype is not None and self._constructed(attr, value):
+                marker = {attr: FromConstructor()}
+                data, pickler = _dumps(marker)
+                return _Unit(attr, [attr], data, marker, pickler)
             if not self.skip_unpicklable:
                 raise Unsnapshotable(f"attribute {attr!r} cannot be pickled ({type(exc).__name__}: {exc})") from exc
             self.unpicklable.add(attr)

@@ -8,6 +8,8 @@ conventions live here, once.
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import functools
 import gc
 import io
@@ -22,6 +24,46 @@ from libra.runtime.python.watch import Watch, WatchedDict, WatchedList
 #: entries per chunk of a big dict or list attribute (an attribute is chunked above two chunks' worth)
 CHUNK = 128
 _PICKLE = pickle.HIGHEST_PROTOCOL
+
+
+class FromConstructor:
+    """Stands in a snapshot for an attribute that cannot be pickled but that the class's constructor sets (a clock
+    function, a lock, a logger): a restore takes the value from an instance the constructor built in this process.
+
+    Why: configuration objects like these are not state a call changes, yet ordinary classes hold them beside
+    their data; refusing the whole class would leave every one of its tools untested.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FromConstructor)
+
+    def __hash__(self) -> int:
+        return hash(FromConstructor)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FromConstructor, ())
+
+
+@dataclasses.dataclass(frozen=True)
+class DefaultDictData:
+    """A ``defaultdict`` whose default factory cannot be pickled (a lambda), snapshotted as its items: a restore
+    rebuilds it with the factory of the same attribute on an instance the constructor built (see
+    :class:`FromConstructor`). Nested ``defaultdict`` values are kept the same way, so the data survives whole."""
+
+    items: tuple[tuple[Any, Any], ...]
+
+    @classmethod
+    def of(cls, value: Any) -> DefaultDictData:
+        return cls(tuple((k, cls.of(v) if isinstance(v, collections.defaultdict) else v) for k, v in value.items()))
+
+    def rebuilt(self, like: Any) -> Any:
+        """The ``defaultdict`` again, with the factories of ``like`` (the constructor's attribute) at every level."""
+        factory = getattr(like, "default_factory", None)
+        out = collections.defaultdict(factory)
+        inner = factory() if callable(factory) else None
+        for k, v in self.items:
+            out[k] = v.rebuilt(inner) if isinstance(v, DefaultDictData) else v
+        return out
 
 
 class Unsnapshotable(Exception):

@@ -13,7 +13,17 @@ from itertools import islice
 from typing import Any
 
 from libra.runtime.base import StatePart
-from libra.runtime.python.snapshot_common import _CHUNKED, CHUNK, Live, _chunks, _no_gc, _shadow_part, parse_label
+from libra.runtime.python.snapshot_common import (
+    _CHUNKED,
+    CHUNK,
+    DefaultDictData,
+    FromConstructor,
+    Live,
+    _chunks,
+    _no_gc,
+    _shadow_part,
+    parse_label,
+)
 from libra.runtime.python.watch import Unwatchable, WatchedDict, WatchedList, rewatch, settle, watch
 
 
@@ -22,6 +32,7 @@ class Restorer:
 
     owner: str
     new_empty: Callable[[], Any]
+    prototype: Callable[[], Any] | None
 
     def _watching(self) -> bool:
         """Whether chunked attributes are watched (the snapshotter's switch)."""
@@ -58,6 +69,10 @@ class Restorer:
                 continue
             for attr, value in pickle.loads(p.data).items():
                 live.watches.pop(attr, None)
+                if isinstance(value, FromConstructor):
+                    value = getattr(self.prototype(), attr)  # type: ignore[misc]
+                elif isinstance(value, DefaultDictData):
+                    value = value.rebuilt(getattr(self.prototype(), attr, None))  # type: ignore[misc]
                 setattr(obj, attr, value)
             _shadow_part(live, label, p.data)
         for attr, chunk_parts in chunked.items():
