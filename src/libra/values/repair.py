@@ -14,7 +14,7 @@ from typing import Any
 
 from libra._util.text import words
 from libra.schema import fits, schema_type
-from libra.values.constraints import read_text
+from libra.values.constraints import read_constraints, read_text
 from libra.values.prose import QUOTED
 
 _AFFIX = re.compile(
@@ -221,8 +221,11 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
     characters the message lists (:func:`alphabet_value`), a stated format, an example the message gives, a
     stated bound; the first candidate that fits the parameter's schema
     and differs from the rejected value wins."""
+    if isinstance(current, (dict, list)):
+        return _repair_inside(name, schema, current, message)
     options = [v for v in (_typed(schema, o) for o in _options_in(message)) if v is not None]
-    candidates = _affixed(message, options, current)
+    candidates = _taken_variant(schema, current, message)
+    candidates.extend(_affixed(message, options, current))
     candidates.extend(_allowed(options, current))
     candidates.extend(_reformed(message, current))
     for ex in _EXAMPLE.finditer(message):
@@ -235,6 +238,74 @@ def repair_literal(name: str, schema: dict[str, Any], current: Any, message: str
         if c != current and c is not None and fits(schema or {}, c):
             return c
     return None
+
+
+#: A refusal saying the value names something that exists already: a new record needs a value of its own.
+_TAKEN = re.compile(
+    r"\balready\s+(?:exists?|taken|registered|in\s+use|used|present|defined)\b|\bduplicate\b|\bnot\s+unique\b"
+    r"|\bis\s+taken\b|\bexists\s+already\b",
+    re.I,
+)
+
+
+def _taken_variant(schema: dict[str, Any], current: Any, message: str) -> list[Any]:
+    """After "SKU 'BOLT-M8-40' already exists" or "username 'demo' is already taken", a value of the same shape
+    that differs: its trailing number counted on, else a digit added (kept within the documented rules)."""
+    if not _TAKEN.search(message):
+        return []
+    if isinstance(current, int) and not isinstance(current, bool):
+        return [current + 1, current + 7]
+    if not isinstance(current, str) or not current:
+        return []
+    m = re.search(r"(\d+)$", current)
+    if m:
+        n = int(m.group(1))
+        stem = current[: m.start()]
+        out = [f"{stem}{n + k:0{len(m.group(1))}d}" for k in (1, 7)]
+    else:
+        sep = "-" if "-" in current else "_" if "_" in current else ""
+        out = [f"{current}{sep}2", f"{current}{sep}7"]
+    rules = read_constraints(schema)
+    shaped = [rules.shape(v) if not rules.accepts(v) else v for v in out]
+    return [v for v in shaped if v is not None and v != current]
+
+
+def _repair_inside(name: str, schema: dict[str, Any], current: Any, message: str) -> Any | None:
+    """A structured literal (a model's object, a list of lines) with the one leaf the message is about repaired:
+    the leaf whose field the message names, else the leaf whose value it quotes."""
+    leaves = list(_leaves(current, schema, ()))
+    text = f" {' '.join(words(message))} "
+    named = [leaf for leaf in leaves if leaf[1] and f" {' '.join(words(leaf[1]))} " in text]
+    quoted = [leaf for leaf in leaves if isinstance(leaf[2], (str, int)) and str(leaf[2]) in message]
+    for path, key, value, leaf_schema in (named or quoted)[:1]:
+        fixed = repair_literal(key or name, leaf_schema, value, message)
+        if fixed is not None:
+            return _with(current, path, fixed)
+    return None
+
+
+def _leaves(value: Any, schema: dict[str, Any], path: tuple[Any, ...], key: str = ""):
+    """(path, field name, value, schema) of every scalar inside ``value``, the schema followed where it says."""
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        for k, v in value.items():
+            yield from _leaves(v, props.get(k, {}), (*path, k), str(k))
+    elif isinstance(value, list):
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        for i, v in enumerate(value):
+            yield from _leaves(v, items, (*path, i), key)
+    else:
+        yield path, key, value, schema
+
+
+def _with(value: Any, path: tuple[Any, ...], leaf: Any) -> Any:
+    """A copy of ``value`` with the leaf at ``path`` replaced."""
+    if not path:
+        return leaf
+    out = list(value) if isinstance(value, list) else dict(value)
+    out[path[0]] = _with(value[path[0]], path[1:], leaf)
+    return out
 
 
 def _stated_shape(schema: dict[str, Any], current: Any, message: str) -> list[Any]:
