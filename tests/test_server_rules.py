@@ -78,7 +78,10 @@ def test_a_literal_refused_for_its_spaces_is_joined() -> None:
     message = "Invalid reference 'refs/heads/sample branch name': references cannot contain spaces"
     assert message_parameter(message, {"branch_name": "sample branch name", "base": "sample base"}) == "branch_name"
     assert repair_literal("branch_name", {"type": "string"}, "sample branch name", message) == "sample_branch_name"
-    assert repair_literal("branch_name", {"type": "string"}, "sample branch name", "branch exists already") is None
+    # a name that is taken already: a sibling of the same shape, which a creation accepts
+    assert repair_literal("branch_name", {"type": "string"}, "sample branch name", "branch exists already") == (
+        "sample branch name2"
+    )
 
 
 def test_a_folder_offer_places_the_templates_own_name() -> None:
