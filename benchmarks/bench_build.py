@@ -1,7 +1,7 @@
 """Library construction cost (paper Table 5 columns): ``libra build BENCHMARK`` on this machine.
 
 Writes benchmarks/results/build-<benchmark>.json with the library statistics and the wall time, plus the
-relation checks the issues name (well-known prerequisites found or not). Run: make bench-build [BENCH=bfcl]
+relations a user of these APIs knows (well-known prerequisites found or not). Run: make bench-build [BENCH=bfcl]
 """
 
 from __future__ import annotations

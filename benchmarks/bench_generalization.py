@@ -1,4 +1,5 @@
-"""The generalization suite (issue 18) as figures: per catalog, designed relations found and excluded ones hit.
+"""The generalization suite (catalogs nobody tuned the engine for) as figures: per catalog, designed relations
+found and excluded ones hit.
 
 Builds every catalog of ``tests/generalization`` with the default options and no hints (in-process, as the test
 suite does) and writes benchmarks/results/generalization.json with, per catalog, ``designed``, ``found`` (of the

@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 #: the relation the build must find between the two normal tools
 EXPECTED = ("hostile_tools.create_item", "hostile_tools.get_item")
-#: the caller's peak resident memory the issue allows during this build
+#: the caller's peak resident memory allowed during this build: hostile tools must not make the caller grow
 LIMIT_MB = 300
 
 

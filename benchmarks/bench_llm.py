@@ -1,4 +1,4 @@
-"""The LLM proposer end to end against a local OpenAI-compatible endpoint (issue [6/6] acceptance).
+"""The LLM proposer end to end against a local OpenAI-compatible endpoint: its acceptance check.
 
 Starts the deterministic stub endpoint on 127.0.0.1, runs ``libra build BENCH --proposer llm`` twice with one
 response cache, and records chat calls (<= 3 x tools expected) and that the second build makes none.

@@ -1,4 +1,4 @@
-"""Builds on Ray (issue 23): the overhead of Ray on this machine, and a measured model of AppWorld on N workers.
+"""Builds on Ray: the overhead of Ray on this machine, and a measured model of AppWorld on N workers.
 
 Three parts, all on this machine (``machine.cpus`` in the results file):
 

@@ -1,4 +1,4 @@
-"""Per-call cost of the Python runtime on a database-backed toy of a few megabytes (issue 18, defect 14).
+"""Per-call cost of the Python runtime on a database-backed toy of a few megabytes, whose calls must stay cheap.
 
 The toy (``tests/state_toys.py``'s ``Warehouse``: thousands of product records in a dict, an order log, a
 session) is called in four ways, each from the state the previous step left or from one fixed state, so the

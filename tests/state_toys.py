@@ -1,7 +1,7 @@
 """Toy tool sets for the Python runtime's state handling (written here; no benchmark code).
 
 - :class:`Warehouse`: a database-backed service of a few megabytes (thousands of product records in a dict, an
-  order log in a list, a session) whose calls must stay cheap (issue 18, defect 14).
+  order log in a list, a session) whose calls must stay cheap however big the state grows.
 - :class:`Folders`: attributes that point into each other (a current folder inside the tree), which a
   per-attribute snapshot must not tear apart.
 - :class:`Ledger`: big dict and list attributes written in every way a tool writes them (nested writes, inserts,

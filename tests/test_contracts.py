@@ -276,7 +276,7 @@ def test_phone_numbers_address_people_but_stay_free_in_new_records() -> None:
 
 
 def test_observed_leaves_keep_numbered_field_names():
-    """A record with one numbered field (``address1``) is still a record: its keys are fields, not data (issue 18).
+    """A record with one numbered field (``address1``) is still a record: its keys are fields, not data.
 
     Before, a single digit in any key made the whole mapping data-keyed, so a search's customers were exported as
     one ``$[*][*]`` blob and no tool could be given a customer's id or zip code.

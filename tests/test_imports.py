@@ -17,7 +17,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 README = Path(__file__).resolve().parents[1] / "README.md"
-#: Modules that imported each other (issue 18): evaluation <-> graph retrieval, BFCL's benchmark <-> its runtime.
+#: Modules that imported each other: evaluation <-> graph retrieval, BFCL's benchmark <-> its runtime.
 FORMER_CYCLES = (
     "libra.eval.methods",
     "libra.eval.libraries",

@@ -276,7 +276,7 @@ def test_a_tool_revealing_a_sandbox_fact_is_credited_before_the_fact() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Issue 18's engine defects, each on a small catalog whose build fails on the old engine
+# Engine behaviours catalogs nobody tuned for need, each on a small catalog whose build fails on the old engine
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -541,7 +541,7 @@ def test_health_summary_by_hand() -> None:
 
 
 def test_written_tells_an_addressed_record_from_a_written_value():
-    """An update addresses its record by key; it wrote only the new values (issue 18, defect 13).
+    """An update addresses its record by key; it wrote only the new values.
 
     Before, any occurrence in the diff counted, so an address change "provided" the customer id it was given.
     """
@@ -627,7 +627,7 @@ class Members:
 
 
 def test_an_offer_takes_the_other_fields_of_its_own_record():
-    """The PIN beside an offered member id is that member's (issue 18): filled independently it is the first
+    """The PIN beside an offered member id is that member's: filled independently it is the first
     member's, every check-in but the first member's fails for the mismatch, and the first one's card is closed."""
     e = _edges(_build(Members))
     assert any(r[:2] == ("Members.list_members", "Members.check_in") and r[4] == "member_id" for r in e), sorted(e)
@@ -635,7 +635,7 @@ def test_an_offer_takes_the_other_fields_of_its_own_record():
 
 
 def test_an_offer_is_not_bound_beside_the_same_string_in_another_role():
-    """A call given one string as two inputs cannot tell the roles apart (issue 18, defect 12)."""
+    """A call given one string as two inputs cannot tell the roles apart."""
     from libra.induction.explore.binding import offer_coincides
 
     args = {"customer_id": "C1", "zip_code": "C1"}
@@ -745,7 +745,7 @@ def test_a_free_text_literal_shows_no_compatibility():
 
 
 def test_checkpoints_change_nothing_the_build_finds(tmp_path: Path) -> None:
-    """Issue 23: a build's exploration must not depend on when it checkpoints (a wall-clock matter: the interval
+    """A build's exploration must not depend on when it checkpoints (a wall-clock matter: the interval
     grows with the checkpoint's own duration, so a busy machine checkpoints at other waves than a quiet one).
     Checkpointing as often as the build allows (interval 0) and never give the same relations and the same engine
     counters; no worker was replaced (a timed-out call's record could depend on the machine's load)."""

@@ -1,4 +1,5 @@
-"""Introspection on pydantic and docstring_parser, and schemas with ``$ref`` (issue 18, defects 7 and 10).
+"""Introspection on pydantic and docstring_parser, and schemas with ``$ref``: return annotations, sentinels and
+the common docstring styles become schemas, and parameters that refer into ``$defs`` keep their definitions.
 
 The tools below are written the way an ordinary developer writes them: type hints (TypedDict, dataclass, pydantic
 models, Enum, Literal, datetime, UUID), docstrings in the three common styles, a sentinel default. Nothing
@@ -250,7 +251,7 @@ def test_dereference_recursive_and_broken_references() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# A build over a catalog whose parameters refer into $defs (defect 10)
+# A build over a catalog whose parameters refer into $defs
 # ---------------------------------------------------------------------------------------------------------------
 
 

@@ -40,7 +40,7 @@ def test_provenance_needs_a_failing_control():
 
 def test_an_omission_control_needs_a_success_that_produced_something():
     # a search returns [] whatever the criterion and is refused without one: omitting the criterion shows that a
-    # criterion is needed, not that the provider's value did anything (defect 2)
+    # criterion is needed, not that the provider's value did anything
     assert judge_provenance(ok([]), refused("give at least one criterion"), omitted=True).decision == "rejected"
     assert judge_provenance(ok({"matches": []}), refused(), omitted=True).decision == "rejected"
     assert judge_provenance(ok(None), refused(), omitted=True).decision == "rejected"
@@ -62,7 +62,7 @@ def test_compatibility_needs_aligned_names_and_a_difference():
     assert judge_compatibility(use, ctrl, 0.9, 0.75).kept  # line 22
     assert judge_compatibility(use, ctrl, 0.75, 0.75).decision == "rejected"  # cos must exceed tau
     assert judge_compatibility(use, refused(), 0.9, 0.75).decision == "rejected"  # a provenance case, not this
-    # [] on both sides, or the same answer on both sides: the value made no difference (defect 2)
+    # [] on both sides, or the same answer on both sides: the value made no difference
     assert judge_compatibility(ok([]), ok([]), 0.99, 0.75).decision == "rejected"
     assert judge_compatibility(ok({"hits": []}), ok(None), 0.99, 0.75).decision == "rejected"
     assert judge_compatibility(ok({"n": 2}), ok({"n": 2}), 0.99, 0.75).decision == "rejected"

@@ -1,5 +1,5 @@
 """The library file format has a JSON Schema, every library libra writes passes it, and a broken library is refused
-in one line naming its first bad field (issue 19: a hand-edited library crashed the loader).
+in one line naming its first bad field (rather than crashing the loader, as a hand-edited library once did).
 
 The broken libraries are mutations of a real library built from the toy shop (real executions), loaded by
 ``Library.load`` and by the commands that take a library (``show``, ``explain``, ``retrieve``, ``eval --library``).

@@ -1,4 +1,5 @@
-"""The offline proposer's literals and templates on small tools written here (issue 18, defects 3, 5, 6, 12).
+"""The offline proposer's literals and templates on small tools written here: booleans and choices tried every way,
+searches that reveal records, literals repaired from rejections, and invented literals that fit their input.
 
 Each test defines the smallest tool that shows one rule and fails on the proposer before the rule existed.
 """
@@ -34,7 +35,7 @@ def _success_values(tool: Tool, param: str) -> list[Any]:
     return out
 
 
-# ------------------------------------------------------------------------------------------- defect 3
+# ------------------------------------------------------------------------ booleans and choices are tried every way
 
 
 def test_a_boolean_is_tried_both_ways() -> None:
@@ -119,7 +120,7 @@ def test_a_gate_that_starts_on_is_found_from_the_fresh_state() -> None:
     ), lib.relations
 
 
-# ------------------------------------------------------------------------------------------- defect 5
+# ----------------------------------------------------------------------------------------- searches reveal records
 
 
 def test_a_search_reveals_with_no_criterion_or_one_at_a_time() -> None:
@@ -148,7 +149,7 @@ def test_an_action_still_gets_its_effect_complete_template() -> None:
     assert all(a.kind == "literal" for a in complete.arguments.values())
 
 
-# ------------------------------------------------------------------------------------------- defect 12
+# ------------------------------------------------ invented literals fit their input: distinct, valid, as described
 
 
 def test_free_strings_are_distinct_per_field() -> None:
@@ -247,7 +248,7 @@ def test_scitooleval_parameters_carry_their_encoding_examples() -> None:
 
 
 def test_message_naming_another_input_blames_no_literal():
-    """A rejection that names a non-literal input is not repaired into the only literal (issue 18, defect 6).
+    """A rejection that names a non-literal input is not repaired into the only literal.
 
     Before, "phone_number must start with '+'" was written into a message's ``text`` literal, the only literal
     of the call, while the phone number (an observation) stayed malformed.

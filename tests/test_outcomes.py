@@ -1,7 +1,7 @@
 """The outcome and feedback side of contracts, on small tools written here and run through the Python runtime.
 
-Each test names the defect of issue 18 it covers: refusals reported as data (16), declared response types the tool
-does not honour (15), literals the tool's own validation rejects (6), and fixtures in contract checking (11).
+Each section covers one behaviour: refusals reported as data, declared response types the tool does not honour,
+literals the tool's own validation rejects, and fixtures in contract checking.
 """
 
 from __future__ import annotations
@@ -94,7 +94,7 @@ def broker() -> PythonRuntime:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Defect 16: refusals inside a successful payload
+# Refusals inside a successful payload
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -158,7 +158,7 @@ def test_revision_learns_a_refusal_shape_from_the_same_call_in_another_state(bro
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Defect 15: declared response types the tool does not honour
+# Declared response types the tool does not honour
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -202,7 +202,7 @@ def test_observed_type_wins_over_the_declared_one_and_is_recorded() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Defect 6: literals repaired from the tool's own rejection message
+# Literals repaired from the tool's own rejection message
 # ---------------------------------------------------------------------------------------------------------------
 
 
@@ -321,7 +321,7 @@ def test_message_parameter_finds_the_offending_input() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Defect 11: fixtures in contract checking
+# Fixtures in contract checking
 # ---------------------------------------------------------------------------------------------------------------
 
 

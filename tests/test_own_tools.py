@@ -1,4 +1,4 @@
-"""Your own tools without adapter code (issue 20): ``build --tools``, ``@libra.tool``, project files, ``eval --tasks``.
+"""Your own tools without adapter code: ``build --tools``, ``@libra.tool``, project files, ``eval --tasks``.
 
 Every build here is real: the tools in ``tests/fixtures/shop_tools.py`` and ``shop_factory.py`` are ordinary code
 (a sign-in that gates a cart, a search whose ids the cart takes) and every relation asserted was found by

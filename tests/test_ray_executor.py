@@ -1,4 +1,4 @@
-"""Builds on Ray (issue 23): the same library as a local build, resumable, and a clear error without Ray.
+"""Builds on Ray: the same library as a local build, resumable, and a clear error without Ray.
 
 One local Ray instance (2 CPUs on 127.0.0.1) serves the whole module: starting Ray is the slow part. Builds in
 this process reuse it (``--executor ray`` inside an initialised Ray); builds in subprocesses connect to it by its

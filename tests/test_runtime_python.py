@@ -246,7 +246,7 @@ def find(author: str = _MISSING, tag: str = _BARE) -> list:
 
 
 def test_sentinel_globals_keep_their_identity_across_restores() -> None:
-    """Issue 18 defect 9: restoring module globals must not replace a sentinel with an unpickled copy."""
+    """Module globals are state, and restoring them must not replace a sentinel with an unpickled copy."""
     import sys
     import types
 

@@ -1,6 +1,6 @@
-"""State handling of the generic Python runtime (issue 18): fixed entropy (defect 8), module globals and declared
-holders as state (defect 9), states split into sub-parts so big states stay cheap (defect 14), content views of
-array-like values, and the rejection hook."""
+"""State handling of the generic Python runtime: fixed entropy (a call drawing on uuid4, the clock or secrets
+gives the same result from the same state), module globals and declared holders as state, states split into
+sub-parts so big states stay cheap, content views of array-like values, and the rejection hook."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _same(a: Any, b: Any) -> bool:
     return a.to_dict() | {"duration_ms": 0} == b.to_dict() | {"duration_ms": 0}
 
 
-# -- defect 8: entropy ------------------------------------------------------------------------------------------
+# -- entropy is fixed: identical calls give identical results -------------------------------------------------
 def test_clock_uuid_and_secrets_are_fixed_per_call_and_restored() -> None:
     rt = _notes()
     s0 = rt.fresh()
@@ -73,7 +73,7 @@ def test_clock_can_be_moved_or_left_real() -> None:
     assert real.invoke(real.fresh(), "notes_app.stamp", {})[0].output["now"] != "2025-01-01T12:00:00"
 
 
-# -- defect 9: module globals and holders -----------------------------------------------------------------------
+# -- module globals and holders are state ----------------------------------------------------------------------
 def test_module_globals_are_state() -> None:
     rt = _notes()
     s0 = rt.fresh()
@@ -182,7 +182,7 @@ def test_module_state_travels_to_isolated_workers() -> None:
     assert (l0, l1) == (s0, s1) and lrec.output == rec.output
 
 
-# -- defect 14: large states ------------------------------------------------------------------------------------
+# -- large states stay cheap -----------------------------------------------------------------------------------
 def test_big_state_calls_cost_what_they_touch() -> None:
     n = 8000
     rt = PythonRuntime(classes=[Warehouse], init_kwargs={"Warehouse": {"n_products": n}}, trusted=True)

@@ -1,4 +1,4 @@
-"""One memo of invocations for contract checking and the exploration (issue 18, "one exploration").
+"""One memo of invocations for contract checking and the exploration, so the two are one exploration.
 
 A build's checking and its exploration walk the same sandbox; they call through one store keyed by (state, tool,
 arguments), so the exploration never runs again a call checking made, and concludes exactly what it would have

@@ -1,4 +1,4 @@
-"""Values inside text replies (``Export.from_text``) and empty results told apart from answers (issue 20).
+"""Values inside text replies (``Export.from_text``) and empty results told apart from answers.
 
 The extractors are checked on constructed texts, the contract form round-trips and validates, and a real build of
 ``tests/fixtures/text_tools.py`` (a notes app that prints every id in prose) finds one relation per extractor, each
