@@ -160,9 +160,15 @@ def test_free_strings_are_distinct_per_field() -> None:
     )
     values = [propose(tool).templates[0].arguments[p].value for p in tool.param_names]
     assert len(set(values)) == len(values), values
-    # deterministic, and shared by fields of the same name in another tool
-    other = _tool("update_address", {"zip": {"type": "string"}}, ["zip"])
-    assert propose(other).templates[0].arguments["zip"].value == propose(tool).templates[0].arguments["zip"].value
+    # free text is deterministic, and shared by fields of the same name in another tool; a realistic kind (a zip
+    # code) is drawn per tool, as two tools asking for one usually mean two places
+    other = _tool("update_address", {p: {"type": "string"} for p in ("zip", "note")}, ["zip", "note"])
+    mine, theirs = propose(tool).templates[0].arguments, propose(other).templates[0].arguments
+    assert theirs["note"].value == mine["note"].value
+    assert (
+        theirs["zip"].value != mine["zip"].value
+        and theirs["zip"].value == propose(other).templates[0].arguments["zip"].value
+    )
 
 
 def test_conventional_kinds_stay_valid_and_distinct() -> None:

@@ -55,20 +55,26 @@ class Drawn:
     layer: str
 
 
-def literal_for(name: str, schema: dict[str, Any], description: str = "", _depth: int = 0, option: int = 0) -> Any:
+def literal_for(
+    name: str, schema: dict[str, Any], description: str = "", _depth: int = 0, option: int = 0, *, tool: str = ""
+) -> Any:
     """The literal for parameter ``name`` (see :func:`drawn_for`)."""
-    return drawn_for(name, schema, description, _depth, option).value
+    return drawn_for(name, schema, description, _depth, option, tool=tool).value
 
 
-def drawn_for(name: str, schema: dict[str, Any], description: str = "", _depth: int = 0, option: int = 0) -> Drawn:
+def drawn_for(
+    name: str, schema: dict[str, Any], description: str = "", _depth: int = 0, option: int = 0, *, tool: str = ""
+) -> Drawn:
     """The first value the layers propose for ``name`` that fits its schema and its documented constraints;
     ``option`` asks for the option-th alternative where a layer has several (an enum's values, listed choices,
-    another realistic draw)."""
+    another realistic draw). Realistic values are drawn per ``tool`` and parameter: two tools asking for an
+    e-mail address usually mean two people (an organizer and an invitee), and a value they must share comes
+    from an earlier call, not from the generator."""
     schema = _effective(schema)
     description = description or schema.get("description", "")
     rules = read_constraints(schema, description)
     fallback: Drawn | None = None
-    for drawn in _candidates(name, schema, description, _depth, option, rules):
+    for drawn in _candidates(name, schema, description, _depth, option, rules, tool):
         value = _shaped(drawn.value, rules)
         if value is None:
             continue
@@ -126,19 +132,21 @@ def _shaped(value: Any, rules: Constraints) -> Any:
     return value
 
 
-def _candidates(name: str, schema: dict[str, Any], description: str, depth: int, option: int, rules: Constraints):
+def _candidates(
+    name: str, schema: dict[str, Any], description: str, depth: int, option: int, rules: Constraints, tool: str
+):
     yield from (Drawn(v, "documented") for v in _declared(schema, option))
     t = schema_type(schema)
     if t in (None, "string"):
-        yield from _string_candidates(name, schema, description, option, rules)
+        yield from _string_candidates(name, schema, description, option, rules, tool)
     elif t in ("integer", "number"):
         yield from _number_candidates(schema, description, t, rules)
     elif t == "boolean":
         yield Drawn(True, "conventional")
     elif t == "array" and depth < 4:
-        yield from _array_candidates(name, schema, description, depth)
+        yield from _array_candidates(name, schema, description, depth, tool)
     elif t == "object" and depth < 4:
-        yield from _object_candidates(schema, depth)
+        yield from _object_candidates(schema, depth, tool)
     if t in ("array", "object") or rules.pattern:
         seed = realistic.seed_of("typed", name, option)
         yield from (Drawn(v, "typed") for v in typed.from_schema(schema, seed))
@@ -161,7 +169,7 @@ def _declared(schema: dict[str, Any], option: int) -> list[Any]:
     return out
 
 
-def _string_candidates(name: str, schema: dict[str, Any], description: str, option: int, rules: Constraints):
+def _string_candidates(name: str, schema: dict[str, Any], description: str, option: int, rules: Constraints, tool: str):
     opts = described_options(description)
     if opts:
         yield Drawn(opts[option % len(opts)], "documented")
@@ -173,7 +181,8 @@ def _string_candidates(name: str, schema: dict[str, Any], description: str, opti
         yield Drawn(fmt, "documented")
     kind = realistic.kind_of(name, "string")
     if kind is not None:
-        yield Drawn(realistic.draw(kind, realistic.seed_of(name, option)), "realistic")
+        seed = realistic.seed_of(tool, name, option) if tool else realistic.seed_of(name, option)
+        yield Drawn(realistic.draw(kind, seed), "realistic")
     yield Drawn(conventional(name), "conventional")
 
 
@@ -232,23 +241,25 @@ def _in_range(schema: dict[str, Any], rules: Constraints, base: float) -> float:
     return v
 
 
-def _array_candidates(name: str, schema: dict[str, Any], description: str, depth: int):
+def _array_candidates(name: str, schema: dict[str, Any], description: str, depth: int, tool: str):
     """The first option its description lists, as many items as it needs at least, none."""
     items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
     opts = described_options(description)
     if opts and schema_type(items) in (None, "string"):
         yield Drawn(opts[:1], "documented")
     n = max(1, int(schema.get("minItems", 1)))
-    inner = [drawn_for(name, items, items.get("description", ""), depth + 1) for _ in range(n)]
+    inner = [drawn_for(name, items, items.get("description", ""), depth + 1, tool=tool) for _ in range(n)]
     yield Drawn([d.value for d in inner], _weakest(d.layer for d in inner))
     yield Drawn([], "conventional")
 
 
-def _object_candidates(schema: dict[str, Any], depth: int):
+def _object_candidates(schema: dict[str, Any], depth: int, tool: str):
     """Its required properties (else its first one) filled, then the empty object."""
     props = schema.get("properties", {}) or {}
     chosen = list(schema.get("required", [])) or list(props)[:1]
-    inner = {p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1) for p in chosen}
+    inner = {
+        p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1, tool=tool) for p in chosen
+    }
     yield Drawn({p: d.value for p, d in inner.items()}, _weakest(d.layer for d in inner.values()))
     yield Drawn({}, "conventional")
 

@@ -46,7 +46,7 @@ class Checker(Retries):
                     args = {p: a.value for p, a in template.arguments.items() if a.kind == "literal"}
                     for p in template.observations:
                         ps = tool.param_schema(p)
-                        args[p] = literal_for(p, ps, ps.get("description", ""))
+                        args[p] = literal_for(p, ps, ps.get("description", ""), tool=tool.name)
                     bound = (None, args, {p: {"constructed": True} for p in template.observations})
                 if bound is None:
                     continue

@@ -138,7 +138,7 @@ def _argument_for(contract: Contract, tool: Tool, param: str) -> Argument:
     schema = tool.param_schema(param)
     if decide_parameter(tool, param, schema).kind == "observation":
         return Argument.observation(schema.get("description") or f"an existing {param.replace('_', ' ')}", field=param)
-    drawn = drawn_for(param, schema)
+    drawn = drawn_for(param, schema, tool=tool.name)
     return Argument.literal(drawn.value, drawn.layer)
 
 

@@ -182,7 +182,7 @@ def propose_templates(tool: Tool, decisions: dict[str, ParamDecision]) -> list[T
         key = repr(s.get("enum") or described_options(s.get("description", "")))
         nth = option_use.get(key, 0)
         option_use[key] = nth + 1
-        drawn = drawn_for(p, s, option=nth if key != "[]" else 0)
+        drawn = drawn_for(p, s, option=nth if key != "[]" else 0, tool=tool.name)
         return Argument.literal(drawn.value, drawn.layer)
 
     templates: list[Template] = []

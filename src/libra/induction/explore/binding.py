@@ -159,7 +159,7 @@ class BindingMixin(EngineState):
             b.args[param], b.used[param] = best[2], best[1].id
         elif param in b.tool.required:
             schema = b.tool.param_schema(param)
-            b.args[param] = literal_for(param, schema, schema.get("description", ""))
+            b.args[param] = literal_for(param, schema, schema.get("description", ""), tool=b.tool.name)
 
     def _fill(self, b: _Binding, param: str) -> Fill | None:
         """:meth:`_best_value` for ``param`` given what the binding holds so far."""
