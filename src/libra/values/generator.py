@@ -174,12 +174,12 @@ def _string_candidates(name: str, schema: dict[str, Any], description: str, opti
     if opts:
         yield Drawn(opts[option % len(opts)], "documented")
     fmt = format_example(description, schema.get("format"), name)
-    temporal = _temporal(name, schema.get("format") or rules.format, fmt, option)
+    temporal = _temporal(name, schema.get("format") or rules.format, fmt, option, description)
     if temporal is not None:
         yield Drawn(temporal, "realistic")
     if fmt:
         yield Drawn(fmt, "documented")
-    kind = realistic.kind_of(name, "string")
+    kind = realistic.kind_of(name, "string", description)
     if kind is not None:
         seed = realistic.seed_of(tool, name, option) if tool else realistic.seed_of(name, option)
         yield Drawn(realistic.draw(kind, seed), "realistic")
@@ -194,16 +194,22 @@ END_WORDS = frozenset(
 BIRTH_WORDS = frozenset({"birth", "birthday", "birthdate", "dob", "born"})
 
 
-def _temporal(name: str, fmt: str | None, example: str | None, option: int) -> str | None:
+def _temporal(name: str, fmt: str | None, example: str | None, option: int, description: str = "") -> str | None:
     """A date, time or duration near the sandbox's clock, in the form stated: a birth date in the past, any other
     date a few days ahead (bookings and deadlines must not lie in the past), the end of a span after its start,
-    shifted by ``option``."""
+    shifted by ``option``; written exactly as a documented pattern says ("YYYY-MM-DD HH:MM") where there is one."""
     toks = compounds(words(name))
-    if fmt == "time" or (fmt is None and example == "10:00"):
+    pattern = documented_pattern(description)
+    if fmt == "time" or (fmt is None and example == "10:00" and pattern is None):
         return ("10:00:00", "14:30:00", "09:15:00")[option % 3]
     if fmt == "duration":
         return ("PT1H", "PT30M", "PT2H")[option % 3]
-    is_date = fmt in ("date", "date-time") or example in ("2024-01-01", "2024-01-01T00:00:00Z") or "date" in toks
+    is_date = (
+        fmt in ("date", "date-time")
+        or example in ("2024-01-01", "2024-01-01T00:00:00Z")
+        or "date" in toks
+        or (pattern is not None and "%Y" in pattern)
+    )
     if not is_date:
         return None
     if toks & BIRTH_WORDS:
@@ -211,9 +217,40 @@ def _temporal(name: str, fmt: str | None, example: str | None, option: int) -> s
     else:
         ahead = (14, 30, -30)[option % 3] + (3 if toks & END_WORDS else 0)
         day = SANDBOX_NOW.date() + dt.timedelta(days=ahead)
+    hour = 11 if toks & END_WORDS else 10
+    moment = dt.datetime.combine(day, dt.time(hour, 0))
+    if pattern is not None:
+        return moment.strftime(pattern)
     if fmt == "date-time" or example == "2024-01-01T00:00:00Z":
-        return dt.datetime.combine(day, dt.time(10, 0)).isoformat()
+        return moment.isoformat()
     return day.isoformat()
+
+
+#: Pieces of a date or time pattern as documentation writes them, and what strftime writes for each.
+_PATTERN_PIECES = (("YYYY", "%Y"), ("MM", "%m"), ("DD", "%d"), ("HH", "%H"), ("mm", "%M"), ("SS", "%S"), ("ss", "%S"))
+_PATTERN = re.compile(
+    r"\b(?:YYYY|DD|MM)(?:[-/.]?(?:YYYY|MM|DD))+(?:[T ]HH:(?:MM|mm)(?::(?:SS|ss))?)?\b|\bHH:(?:MM|mm)(?::(?:SS|ss))?\b"
+)
+
+
+def documented_pattern(description: str) -> str | None:
+    """The strftime form of a date or time pattern a description writes out ("YYYY-MM-DD HH:MM" ->
+    ``%Y-%m-%d %H:%M``, "DD/MM/YYYY" -> ``%d/%m/%Y``), or None. Minutes are the ``MM`` after ``HH:``."""
+    m = _PATTERN.search(description or "")
+    if not m:
+        return None
+    text = m.group(0)
+    date_part, sep, time_part = text.partition("HH")
+    out = date_part
+    for piece, code in _PATTERN_PIECES[:3]:
+        out = out.replace(piece, code)
+    if sep:
+        clock = "HH" + time_part
+        clock = (
+            clock.replace("HH", "%H").replace("MM", "%M").replace("mm", "%M").replace("SS", "%S").replace("ss", "%S")
+        )
+        out += clock
+    return out
 
 
 def _number_candidates(schema: dict[str, Any], description: str, t: str, rules: Constraints):
@@ -248,7 +285,8 @@ def _array_candidates(name: str, schema: dict[str, Any], description: str, depth
     if opts and schema_type(items) in (None, "string"):
         yield Drawn(opts[:1], "documented")
     n = max(1, int(schema.get("minItems", 1)))
-    inner = [drawn_for(name, items, items.get("description", ""), depth + 1, tool=tool) for _ in range(n)]
+    item_text = items.get("description", "") or description  # "the participants' e-mail addresses"
+    inner = [drawn_for(name, items, item_text, depth + 1, tool=tool) for _ in range(n)]
     yield Drawn([d.value for d in inner], _weakest(d.layer for d in inner))
     yield Drawn([], "conventional")
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -76,10 +77,29 @@ PERSON_WORDS = frozenset(
 REFERENCE_WORDS = frozenset({"id", "ids", "uuid", "key", "token", "ref", "index", "idx"})
 
 
-def kind_of(name: str, schema_type: str | None) -> str | None:
-    """The kind of value a string parameter named ``name`` holds, as a Faker provider name (None if unknown)."""
+#: Kinds whose form a description names unambiguously ("the participants' e-mail addresses"): the name may say
+#: who (``participants``), the description says what.
+DESCRIBED_KINDS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\be-?mail(?:\s+address(?:es)?)?\b", re.I), "email"),
+    (re.compile(r"\bphone\s+numbers?\b", re.I), "e164"),
+    (re.compile(r"\b(?:url|web\s+address|link)s?\b", re.I), "url"),
+)
+
+
+def kind_of(name: str, schema_type: str | None, description: str = "") -> str | None:
+    """The kind of value a string parameter named ``name`` holds, as a Faker provider name (None if unknown); a
+    description that names an e-mail address, a phone number or a URL says so where the name does not."""
     if schema_type not in (None, "string"):
         return None
+    kind = _kind_of_name(name)
+    if kind is not None or not description:
+        return kind
+    if words(name) and words(name)[-1] in REFERENCE_WORDS:
+        return None
+    return next((k for rx, k in DESCRIBED_KINDS if rx.search(description)), None)
+
+
+def _kind_of_name(name: str) -> str | None:
     parts = words(name)
     if not parts or parts[-1] in REFERENCE_WORDS:
         return None
