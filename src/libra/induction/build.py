@@ -371,6 +371,7 @@ def _build_on(
         stats = _stats(catalog, runtime, engine, summary, relations, len(stored), times, peak, resumed, spec, workers)
         if untestable:
             stats["health"]["untestable"] = untestable
+        stats["health"]["literal_origins"] = literal_origins(contracts.values())
         _add_proposer_stats(stats, proposer)
         meta = _meta(source, proposer, opts, embedder.model_id, fixtures)
         library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)
@@ -497,6 +498,20 @@ def _stats(
     if conflicts:
         stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
     return stats
+
+
+def literal_origins(contracts: Any) -> dict[str, int]:
+    """How many literal arguments of the contracts came from each layer of the value generator (documented,
+    realistic, conventional, typed, repaired; ``proposer`` for literals a proposer wrote itself): where a build's
+    values came from, for a reader judging why calls were refused."""
+    counts: dict[str, int] = {}
+    for contract in contracts:
+        for template in contract.templates:
+            for arg in template.arguments.values():
+                if arg.kind == "literal":
+                    key = arg.origin or "proposer"
+                    counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _meta(

@@ -227,5 +227,5 @@ def _failure_template(tool: Tool, decisions: dict[str, ParamDecision], full: dic
     bad = sentinel_for(tool.param_schema(ref))
     if bad is None:
         return None
-    args = {p: (Argument.literal(bad) if p == ref else full[p]) for p in tool.param_names if p in required}
+    args = {p: (Argument.literal(bad, "sentinel") if p == ref else full[p]) for p in tool.param_names if p in required}
     return Template(f"nonexistent_{ref}", args, "failure")
