@@ -7,6 +7,7 @@ same-tool feedback); count the candidate compositions; embed the field names onc
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -204,8 +205,26 @@ def build_inputs(
         "proposer": proposer_identity(opts.proposer),
         "embedder": get_embedder(opts.embedder).model_id,
         "engine": CHECKPOINT_VERSION,
+        "code": build_code_hash(),
         "format": FORMAT_VERSION,
     }
+
+
+#: The packages whose code decides what a build finds: a change to any of them (a rule of the exploration, a
+#: layer of the value generator) must not reuse a library cached by the code before it.
+BUILD_PACKAGES = ("contracts", "induction", "probing", "values", "runtime", "sources")
+
+
+@functools.cache
+def build_code_hash() -> str:
+    """A hash of the source of :data:`BUILD_PACKAGES` (read once per process)."""
+    root = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for package in BUILD_PACKAGES:
+        for path in sorted((root / package).rglob("*.py")):
+            h.update(path.relative_to(root).as_posix().encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def library_key(source: ToolSource, options: BuildOptions | None = None, catalog: Catalog | None = None) -> str:
