@@ -9,6 +9,7 @@ workers, the authors' known facts as fixtures) and writes benchmarks/results/bli
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from _common import ROOT, save
 
@@ -17,12 +18,55 @@ sys.path.insert(0, str(ROOT))
 from tests import blind_suite as blind  # noqa: E402
 
 
+def known_file(outcomes: dict[str, blind.Outcome]) -> str:
+    """``tests/blind_known.py``: what the blind suite's tests expect libra to miss, each with the reason the build's
+    own report gives (the tests mark these as strict xfails, so a fix that makes one pass must update the file)."""
+    misses = {(n, d.provider, d.consumer): blind.why_missed(o, d) for n, o in outcomes.items() for d in o.missing}
+    hits = {
+        (n, d.provider, d.consumer): f"libra relates them: {r[2]} {r[3]} -> {r[4]}"
+        for n, o in outcomes.items()
+        for d, r in o.hits
+    }
+    silent = {
+        (n, t): "never succeeds in a build with the default options"
+        for n, o in outcomes.items()
+        for t in o.never_succeeded
+        if t not in blind.no_valid_call(n)
+    }
+    lines = [
+        '"""What the blind suite expects libra to miss today, with the reason each build\'s own report gives.',
+        "",
+        "Written by ``python benchmarks/bench_blind.py --known tests/blind_known.py``; the tests mark each entry as a",
+        "strict xfail, so a change that finds one of these makes its test fail until this file is written again.",
+        '"""',
+        "",
+        "KNOWN_MISSES: dict[tuple[str, str, str], str] = {",
+        *(f"    {k!r}: {v!r}," for k, v in sorted(misses.items())),
+        "}",
+        "KNOWN_HITS: dict[tuple[str, str, str], str] = {",
+        *(f"    {k!r}: {v!r}," for k, v in sorted(hits.items())),
+        "}",
+        "KNOWN_SILENT: dict[tuple[str, str], str] = {",
+        *(f"    {k!r}: {v!r}," for k, v in sorted(silent.items())),
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str]) -> None:
+    known = None
+    if "--known" in argv:
+        i = argv.index("--known")
+        known = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
     names = argv or list(blind.CATALOGS)
     unknown = sorted(set(names) - set(blind.CATALOGS))
     if unknown:
         raise SystemExit(f"unknown catalog(s) {unknown}: choose from {', '.join(blind.CATALOGS)}")
-    catalogs = {name: blind.build(name).summary() for name in names}
+    outcomes = {name: blind.build(name) for name in names}
+    catalogs = {name: o.summary() for name, o in outcomes.items()}
+    if known:
+        Path(known).write_text(known_file(outcomes), encoding="utf-8")
     keys = ("designed", "found", "excluded_hit", "relations_total")
     totals = {k: sum(c[k] for c in catalogs.values()) for k in keys}
     totals["never_succeeded"] = sum(len(c["never_succeeded"]) for c in catalogs.values())

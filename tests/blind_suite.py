@@ -138,6 +138,46 @@ class Outcome:
         }
 
 
+#: How the build's own report explains a provider that provides nothing (``stats.health.no_relation``).
+CAUSE_WORDS = {
+    "never_succeeded": "never succeeds in the build",
+    "succeeded_outside_exploration": "succeeds only in contract checking, never in a state the exploration reaches",
+    "no_exports": "returns nothing the build can offer",
+    "reply_empty": "replies empty in every state the build reaches",
+    "not_offered": "its values are never offered to this input",
+    "offers_refused": "its values are offered but every offer is refused",
+    "control_succeeds": "the control succeeds as well (the consumer takes any value of that kind)",
+    "echoes_only": "only echoes values it was given, so it is not their origin",
+    "other_groups_only": "its values are only offered across groups",
+}
+
+
+def why_missed(outcome: Outcome, dep: Dependency) -> str:
+    """Why a designed dependency is missing from the library, read from the build's own report."""
+    lib = outcome.library
+    never = set(outcome.never_succeeded)
+    if dep.consumer in never:
+        return f"{dep.consumer} never succeeds in the build, so nothing can be shown to enable it"
+    if dep.provider in never:
+        return f"{dep.provider} never succeeds in the build"
+    if any((r.provider, r.consumer) == (dep.provider, dep.consumer) for r in lib.relations):
+        kinds = sorted(
+            {
+                f"{r.kind} into {r.consumer_input}"
+                for r in lib.relations
+                if (r.provider, r.consumer) == (dep.provider, dep.consumer)
+            }
+        )
+        return f"related only as {', '.join(kinds)}, not as {dep.kind} into {dep.consumer_input}"
+    causes = (lib.stats.get("health") or {}).get("no_relation") or {}
+    for cause, tools in (causes.get("causes") or {}).items():
+        if dep.provider in tools:
+            return f"{dep.provider} provides no relation at all: {CAUSE_WORDS.get(cause, cause.replace('_', ' '))}"
+    if dep.kind == "state":
+        return f"no test showed {dep.consumer} failing before {dep.provider} changed the state and succeeding after"
+    return f"{dep.provider}'s {dep.consumer_input} values never passed a counterfactual test in {dep.consumer}"
+
+
 def build(name: str, workers: int | None = None) -> Outcome:
     """Build catalog ``name`` with the default options (``workers`` as ``--workers``) and match its relations."""
     from libra.induction.build import BuildOptions, build_library

@@ -15,15 +15,9 @@ import sys
 import pytest
 
 from tests import blind_suite as blind
+from tests.blind_known import KNOWN_HITS, KNOWN_MISSES, KNOWN_SILENT
 
 _BUILDS: dict[str, blind.Outcome] = {}
-
-#: (catalog, provider, consumer) -> why libra does not find this designed dependency yet.
-KNOWN_MISSES: dict[tuple[str, str, str], str] = {}
-#: (catalog, provider, consumer) -> why libra relates this pair although its author says they are independent.
-KNOWN_HITS: dict[tuple[str, str, str], str] = {}
-#: (catalog, tool) -> why this tool never succeeds in the build although a valid call exists.
-KNOWN_SILENT: dict[tuple[str, str], str] = {}
 
 
 def built(name: str) -> blind.Outcome:
