@@ -292,13 +292,21 @@ def _array_candidates(name: str, schema: dict[str, Any], description: str, depth
 
 
 def _object_candidates(schema: dict[str, Any], depth: int, tool: str):
-    """Its required properties (else its first one) filled, then the empty object."""
+    """Its required properties (else its first one) filled; a map (an object of free keys) with one entry, since
+    an empty one is what validation most often refuses ("needs at least one device"); then the empty object."""
     props = schema.get("properties", {}) or {}
     chosen = list(schema.get("required", [])) or list(props)[:1]
     inner = {
-        p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1, tool=tool) for p in chosen
+        p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1, tool=tool)
+        for p in chosen
     }
-    yield Drawn({p: d.value for p, d in inner.items()}, _weakest(d.layer for d in inner.values()))
+    extra = schema.get("additionalProperties")
+    if not props and isinstance(extra, dict):
+        key = drawn_for("key", {"type": "string"}, schema.get("description", ""), depth + 1, tool=tool)
+        value = drawn_for("value", extra, extra.get("description", ""), depth + 1, tool=tool)
+        yield Drawn({key.value: value.value}, _weakest((key.layer, value.layer)))
+    else:
+        yield Drawn({p: d.value for p, d in inner.items()}, _weakest(d.layer for d in inner.values()))
     yield Drawn({}, "conventional")
 
 
