@@ -57,6 +57,7 @@ _FORMATS = (
     ("email", re.compile(r"\be-?mail\s+address\b|\bvalid\s+e-?mail\b", re.I)),
     ("uri", re.compile(r"\bhttps?://|\bURL\b", re.I)),
     ("e164", re.compile(r"E\.164|country\s+code|international\s+format", re.I)),
+    ("uuid", re.compile(r"\bUUID\b|\bGUID\b", re.I)),
 )
 
 
@@ -328,6 +329,49 @@ def read_schema(schema: dict[str, Any]) -> Constraints:
         format=schema.get("format"),
     )
     return out if out.empty else replace(out, sources=("schema",))
+
+
+#: Character classes as they are written in a regular expression's bracket.
+_CLASS_REGEX = {
+    "letters": "A-Za-z",
+    "lower": "a-z",
+    "upper": "A-Z",
+    "digits": "0-9",
+    "underscore": "_",
+    "hyphen": "\\-",
+    "dot": ".",
+    "space": " ",
+}
+
+
+def documented_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with what its description states added as JSON Schema keywords it lacks (a length, a character
+    class or prefix as a pattern, a range, a format): what a validator of the input should check before a value is
+    offered to it, since the tool's own validation checks what its documentation says."""
+    if not isinstance(schema, dict) or not schema.get("description"):
+        return schema
+    t = schema_type(schema)
+    rules = read_text(str(schema["description"]), numeric=t in ("integer", "number"))
+    if rules.empty:
+        return schema
+    out = dict(schema)
+    if t in ("integer", "number"):
+        for key, value in (("minimum", rules.minimum), ("maximum", rules.maximum)):
+            if value is not None and key not in out and f"exclusive{key.title()}" not in out:
+                out[key] = value
+        return out
+    if t not in (None, "string"):
+        return out
+    if rules.min_len is not None:
+        out.setdefault("minLength", rules.min_len)
+    if rules.max_len is not None:
+        out.setdefault("maxLength", rules.max_len)
+    if rules.format in ("date", "date-time", "time", "email", "uuid", "uri") and "format" not in out:
+        out["format"] = rules.format
+    if "pattern" not in out and (rules.charset or rules.prefix):
+        body = f"[{''.join(_CLASS_REGEX[c] for c in sorted(rules.charset))}]*" if rules.charset else ".*"
+        out["pattern"] = f"^{re.escape(rules.prefix or '')}{body}$"
+    return out
 
 
 def read_constraints(schema: dict[str, Any], description: str = "") -> Constraints:

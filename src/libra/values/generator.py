@@ -297,8 +297,7 @@ def _object_candidates(schema: dict[str, Any], depth: int, tool: str):
     props = schema.get("properties", {}) or {}
     chosen = list(schema.get("required", [])) or list(props)[:1]
     inner = {
-        p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1, tool=tool)
-        for p in chosen
+        p: drawn_for(p, props.get(p, {}), props.get(p, {}).get("description", ""), depth + 1, tool=tool) for p in chosen
     }
     extra = schema.get("additionalProperties")
     if not props and isinstance(extra, dict):

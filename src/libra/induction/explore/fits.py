@@ -14,6 +14,8 @@ from typing import Any
 import jsonschema
 
 from libra.catalog import Tool
+from libra.values.constraints import documented_schema
+from libra.values.repair import message_parameter
 
 __all__ = ["ANNOTATIONS", "FIT_CACHE", "FIT_CACHE_CHARS", "FitChecker"]
 
@@ -36,6 +38,8 @@ class FitChecker:
         self._schema_by_text: dict[str, int] = {}
         #: (tool, input) -> validator id: see :meth:`schema_id`
         self.schema_ids: dict[tuple[str, str], int] = {}
+        #: (tool, input) -> the form its refusals stated (see :meth:`learn_refusal`), as JSON Schema keywords
+        self.learned: dict[tuple[str, str], dict[str, Any]] = {}
         # (validator id, value type, value) -> how the value is passed ("as is", "listed") or None: see as_passed
         self._fit_cache: dict[tuple[int, type, Any], str | None] = {}
 
@@ -72,12 +76,41 @@ class FitChecker:
 
     def schema_id(self, tool: Tool, param: str) -> int:
         """The validator id of an input (:meth:`validator_id`), cached per input: what :meth:`as_passed` decides
-        by."""
+        by. The input's documentation counts as part of its schema (a stated length, characters, range or format,
+        :func:`~libra.values.constraints.documented_schema`): an offer it rules out can only be refused."""
         key = (tool.name, param)
         schema_id = self.schema_ids.get(key)
         if schema_id is None:
-            schema_id = self.schema_ids[key] = self.validator_id(tool.param_schema(param))
+            schema = documented_schema(tool.param_schema(param))
+            learned = self.learned.get(key)
+            if learned:
+                schema = {**schema, **{k: v for k, v in learned.items() if k not in schema}}
+            schema_id = self.schema_ids[key] = self.validator_id(schema)
         return schema_id
+
+    def learn_refusal(self, tool: Tool, args: dict[str, Any], message: str | None) -> bool:
+        """Take a refusal that states the form an input must have ("appointment_id 'P-1002' is not a valid UUID",
+        "username must be 3-20 letters or digits") as part of that input's schema from now on; True if it did.
+
+        Why: the form is the tool's own rule, as binding as its documentation, and offering that input more values
+        of another form (other kinds of ids that happen to be strings) can only be refused again, spending the
+        pair's offers before the value of the right form comes. Only a refusal that names the input is read."""
+        if not message:
+            return False
+        literals = {p: v for p, v in args.items() if isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+        param = message_parameter(message, literals, others=[p for p in args if p not in literals])
+        if param is None or param not in tool.param_names:
+            return False
+        schema = tool.param_schema(param)
+        rules = documented_schema({**schema, "description": message})
+        learned = {
+            k: v for k, v in rules.items() if k not in schema and k in ("format", "pattern", "minLength", "maxLength")
+        }
+        if not learned or self.learned.get((tool.name, param)) == learned:
+            return False
+        self.learned[(tool.name, param)] = {**self.learned.get((tool.name, param), {}), **learned}
+        self.schema_ids.pop((tool.name, param), None)
+        return True
 
     def validator_id(self, schema: dict[str, Any]) -> int:
         """The id of the validator of a parameter schema, shared by every input whose schema differs only in

@@ -55,6 +55,7 @@ class PlanningMixin(EngineState):
                 continue
             if self._learn_exclusive(item, args, rec, wave):
                 continue
+            self.fits.learn_refusal(self.catalog[item.tool], args, rejection_message(rec))
             if item.fixed:
                 self._note_refusal(item, args, rec)
             if outcome == "failure":
