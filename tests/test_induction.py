@@ -517,6 +517,7 @@ def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
         "top_rejections",
         "warning",
         "no_relation",
+        "literal_origins",
     }
     assert h["tools"] == 4 and h["tools_never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
     assert h["no_relation"]["causes"]["never_succeeded"] == ["Broken.first", "Broken.second", "Broken.third"]
