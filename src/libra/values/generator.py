@@ -34,7 +34,7 @@ from libra.schema import fits, schema_type
 from libra.values import realistic, typed
 from libra.values.constraints import Constraints, read_constraints
 from libra.values.conventions import conventional
-from libra.values.prose import described_bound, described_options, format_example
+from libra.values.prose import described_bound, described_options, empty_means_all, format_example
 
 #: A value no record is named by, for the template that is expected to fail.
 SENTINEL_STRING = "__libra_nonexistent__"
@@ -170,6 +170,8 @@ def _declared(schema: dict[str, Any], option: int) -> list[Any]:
 
 
 def _string_candidates(name: str, schema: dict[str, Any], description: str, option: int, rules: Constraints, tool: str):
+    if option == 0 and empty_means_all(description):
+        yield Drawn("", "documented")
     opts = described_options(description)
     if opts:
         yield Drawn(opts[option % len(opts)], "documented")

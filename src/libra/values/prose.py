@@ -193,3 +193,18 @@ def described_bound(description: str) -> float | None:
         re.I,
     )
     return float(m.group(2)) if m else None
+
+
+#: A description saying that an empty value selects everything ("If empty, all emails are returned", "leave blank to
+#: list all"): the empty string is then the documented way to reveal the records a search covers.
+_EMPTY_MEANS_ALL = re.compile(
+    r"\bif\s+(?:it\s+is\s+|left\s+|the\s+\w+\s+is\s+)?(?:empty|blank)\b[^.]*\b(?:all|every|any)\b"
+    r"|\b(?:empty|blank)\s+(?:string|value|query|text)?\s*(?:returns|lists|matches|selects|for)\s+(?:all|every)\b"
+    r"|\bleave\s+(?:it\s+)?(?:empty|blank)\b",
+    re.I,
+)
+
+
+def empty_means_all(description: str) -> bool:
+    """Whether the description says an empty value selects every record (see :data:`_EMPTY_MEANS_ALL`)."""
+    return bool(_EMPTY_MEANS_ALL.search(description or ""))
