@@ -79,7 +79,11 @@ def test_class_source_uses_its_methods_and_the_decorators_examples(tmp_path, cap
     # stock_level("p-100") (its example) fails on the empty warehouse and works once restock ran
     assert _edges(out) == {("restock", "stock_level", "state", None)}
     # the example is the value the contract calls it with
-    assert lib.contracts["stock_level"]["templates"][0]["arguments"]["sku"] == {"kind": "literal", "value": "p-100", "origin": "documented"}
+    assert lib.contracts["stock_level"]["templates"][0]["arguments"]["sku"] == {
+        "kind": "literal",
+        "value": "p-100",
+        "origin": "documented",
+    }
 
 
 def test_factory_in_a_file_makes_the_instance(tmp_path, capsys):
