@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup lint appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
+.PHONY: setup lint appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-agentdojo bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -50,7 +50,7 @@ lint: setup
 BENCH ?= bfcl
 RETRIEVAL_BENCHES ?= bfcl scitooleval appworld
 
-bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit bench-ray
+bench: setup bench-eval bench-invoke bench-build bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-agentdojo bench-state bench-hostile bench-mcp bench-workspace bench-serve bench-memory bench-credit bench-ray
 	cd benchmarks && ../$(BIN)/python report.py
 
 bench-appworld: setup appworld
@@ -79,6 +79,11 @@ bench-credit: setup
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 bench-generalization: setup
 	$(BIN)/python benchmarks/bench_generalization.py
+
+# AgentDojo's four suites with default options: relations, tools never called successfully, bm25/dense/libra at
+# K = 5 and 10, also on the tasks whose gold holds a tool the request never names.
+bench-agentdojo: setup
+	$(BIN)/python benchmarks/bench_agentdojo.py $(SUITES)
 
 bench-llm: setup
 	$(BIN)/python benchmarks/bench_llm.py bfcl

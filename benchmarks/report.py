@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from _common import RESULTS, ROOT
+from report_external import section_agentdojo, section_blind
 
 
 def _load(name: str) -> dict | None:
@@ -570,6 +571,8 @@ SECTIONS = (
     _section_builds,
     _section_credit,
     _section_generalization,
+    section_blind,
+    section_agentdojo,
     _section_library,
     _section_eval_wall,
     _section_invoke,
