@@ -68,6 +68,7 @@ class CheckpointMixin(EngineState):
             return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         self.adopt(explored)
         self._present_by_node.clear()  # (keyed by node ids: the restored nodes are others)
+        self._state_makers = None  # (derived from the restored nodes when first asked)
         self._present_by_path.clear()
         self.elapsed_before_resume = float(payload.get("elapsed", 0.0))
         return True

@@ -36,7 +36,10 @@ __all__ = ["PlanningMixin"]
 
 
 class PlanningMixin(EngineState):
-    """Planning what each success of a wave asks for, and learning from its refusals."""
+    """Planning what each success of a wave asks for, and learning from its refusals. Keeps ``_state_makers``
+    (the tools whose success opened a state: see :meth:`_opened_states`)."""
+
+    _state_makers: set[str] | None
 
     def _record_outcomes(
         self, batch: Sequence[Bound], results: Sequence[tuple[dict[str, Any], State]], wave: Wave
@@ -114,8 +117,12 @@ class PlanningMixin(EngineState):
         if changed:
             # A number offer is a value test; the state it leads to (a brake pressed to 0.53 instead of the
             # template's 1.0) is a variant of the template's own and is not explored, so it spends no sweep.
-            if node.depth >= self.config.max_depth or item.number_offer or item.placement:
+            if node.depth >= self.config.max_depth:
                 return
+            if (item.number_offer or item.placement) and self._opened_states(item.tool):
+                return
+            if self._state_makers is not None:
+                self._state_makers.add(item.tool)
             target = child(self.nodes, node.id, new_state, call_id)
         else:
             target = node
@@ -125,6 +132,18 @@ class PlanningMixin(EngineState):
             self._plan_sweeps(item, node, target, call_id, wave)
             if self._mint_again(item, node, rec, fresh):
                 wave.new_items.append(Item(target.id, item.tool, item.template))
+
+    def _opened_states(self, tool: str) -> bool:
+        """Whether a success of ``tool`` already led to a state the exploration goes on from.
+
+        A number offer or a placed value (an id put into a nested field, a file into a folder) makes a variant of
+        a state the tool's own template already made, so exploring it again would spend sweeps on look-alikes. But
+        a tool whose every literal is refused (an order whose lines must name an existing product) succeeds only
+        that way; its first such success is the only state in which what consumes its output (submitting that
+        order) can succeed, so it is explored like any other."""
+        if self._state_makers is None:
+            self._state_makers = {self.calls[n.creator].tool for n in self.nodes if n.creator >= 0}
+        return tool in self._state_makers
 
     def _mint_again(self, item: Item, node: Node, rec: dict[str, Any], fresh: list[PoolValue]) -> bool:
         """Whether a state-changing success runs its template once more, from the state it created.
