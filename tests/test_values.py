@@ -61,6 +61,13 @@ def test_dates_fall_around_the_sandbox_clock():
     assert start > SANDBOX_NOW.date().isoformat()
     assert literal_for("birth_date", {"type": "string", "format": "date"}) < "2000-01-01"
     assert literal_for("due", {"type": "string", "description": "due date as YYYY-MM-DD"}) > "2025-01-01"
+    # an event that has happened: the description says the date may not lie ahead of the clock
+    today = SANDBOX_NOW.date().isoformat()
+    dropped = "When the item was dropped off; defaults to today. Cannot be before the checkout date or after today."
+    assert literal_for("returned_on", {"type": "string", "format": "date"}, dropped) == today
+    began = "When the session began; defaults to now. May not be in the future."
+    assert literal_for("started_at", {"type": "string", "format": "date-time"}, began) <= SANDBOX_NOW.isoformat()
+    assert literal_for("deadline", {"type": "string", "format": "date"}, "Cannot be in the past.") > today
 
 
 def test_documented_values_come_first_and_say_so():

@@ -194,11 +194,19 @@ END_WORDS = frozenset(
     {"end", "ends", "to", "until", "till", "out", "checkout", "departure", "return", "finish", "stop"}
 )
 BIRTH_WORDS = frozenset({"birth", "birthday", "birthdate", "dob", "born"})
+#: What a description says of a date that must not lie ahead of the clock: an event that has happened ("when the
+#: item was dropped off; defaults to today. Cannot be after today", "defaults to now. May not be in the future").
+NOT_AHEAD = re.compile(
+    r"\bdefaults? to (?:today|now)\b"
+    r"|\b(?:not|never|cannot|can't|may not|must not)\b[^.;]{0,40}?\b(?:in the future|after (?:today|now))\b",
+    re.IGNORECASE,
+)
 
 
 def _temporal(name: str, fmt: str | None, example: str | None, option: int, description: str = "") -> str | None:
-    """A date, time or duration near the sandbox's clock, in the form stated: a birth date in the past, any other
-    date a few days ahead (bookings and deadlines must not lie in the past), the end of a span after its start,
+    """A date, time or duration near the sandbox's clock, in the form stated: a birth date in the past, today (or
+    a day before) where the description says the date may not lie ahead of the clock, any other date a few days
+    ahead (bookings and deadlines must not lie in the past), the end of a span after its start,
     shifted by ``option``; written exactly as a documented pattern says ("YYYY-MM-DD HH:MM") where there is one."""
     toks = compounds(words(name))
     pattern = documented_pattern(description)
@@ -216,6 +224,8 @@ def _temporal(name: str, fmt: str | None, example: str | None, option: int, desc
         return None
     if toks & BIRTH_WORDS:
         day = dt.date(1990, 5, 17) - dt.timedelta(days=365 * option)
+    elif NOT_AHEAD.search(description or ""):
+        day = SANDBOX_NOW.date() - dt.timedelta(days=(0, 1, 7)[option % 3])
     else:
         ahead = (14, 30, -30)[option % 3] + (3 if toks & END_WORDS else 0)
         day = SANDBOX_NOW.date() + dt.timedelta(days=ahead)
