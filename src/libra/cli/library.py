@@ -280,6 +280,19 @@ def _print_health(health: Any) -> None:
         console.print(Text(text, style=style))  # Text: tool names and messages may hold [brackets], never markup
 
 
+def _print_servers(servers: Any) -> None:
+    """The ``MCP servers`` block of ``libra show`` (``stats.mcp_servers``): whether restores restart each server, who
+    decided (the project file's option, what the build learned, or the safe default) and why."""
+    if not isinstance(servers, dict) or not servers:
+        return
+    from rich.text import Text
+
+    console.print(Text("MCP servers", style="bold"))
+    for name, s in servers.items():
+        restart = "restarted on restore" if s.get("restart_on_restore") else "not restarted on restore"
+        console.print(Text(f"  {name}: {restart} ({s.get('decided_by', '?')}: {s.get('why', '')})"))
+
+
 def show_cmd(
     library: Path = opts.library_arg(),
     json_path: Path | None = opts.json_option("write {stats, edges} as JSON"),
@@ -292,6 +305,7 @@ def show_cmd(
     counts = lib.relation_counts()
     console.print("relations: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
     _print_health(lib.stats.get("health"))
+    _print_servers(lib.stats.get("mcp_servers"))
     if json_path:
         atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
 

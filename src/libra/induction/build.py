@@ -516,6 +516,10 @@ def _stats(
     conflicts = getattr(runtime, "hint_conflicts", None)
     if conflicts:
         stats["health"]["hint_conflicts"] = dict(sorted(conflicts.items()))
+    # per MCP server: whether restores restart it, who decided and why (libra.runtime.mcp.learning)
+    servers = getattr(runtime, "servers_learned", None)
+    if servers:
+        stats["mcp_servers"] = servers
     return stats
 
 

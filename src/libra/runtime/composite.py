@@ -104,6 +104,15 @@ class CompositeRuntime:
             out.update(getattr(rt, "hint_conflicts", None) or {})
         return out
 
+    @property
+    def servers_learned(self) -> dict[str, dict[str, Any]]:
+        """What the MCP side learned about each of its servers (see
+        :attr:`~libra.runtime.mcp.runtime.McpRuntime.servers_learned`)."""
+        out: dict[str, dict[str, Any]] = {}
+        for rt in self.runtimes:
+            out.update(getattr(rt, "servers_learned", None) or {})
+        return out
+
     def close(self) -> None:
         errors = []
         for rt in self.runtimes:

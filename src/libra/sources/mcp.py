@@ -25,8 +25,8 @@ from typing import Any
 from libra.catalog import Catalog
 from libra.errors import ConfigError
 from libra.runtime.base import ToolRuntimeError
-from libra.runtime.mcp.client import ServerSpec
 from libra.runtime.mcp.runtime import McpRuntime
+from libra.runtime.mcp.spec import ServerSpec
 from libra.sources.base import ToolSource
 
 _SANDBOX_KEYS = {"template"}

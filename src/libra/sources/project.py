@@ -167,7 +167,7 @@ def mcp_keys() -> tuple[str, ...]:
     """The keys an ``[[mcp]]`` table may hold: the fields of the MCP runtime's server spec."""
     from dataclasses import fields
 
-    from libra.runtime.mcp.client import ServerSpec
+    from libra.runtime.mcp.spec import ServerSpec
 
     return tuple(f.name for f in fields(ServerSpec))
 
@@ -176,7 +176,8 @@ def _mcp(entries: Any, path: Path) -> list[Any]:
     """The ``[[mcp]]`` servers as the MCP runtime's server specs, checked by that spec (types, ``state``,
     timeouts) after the keys and the ``command``/``url`` rule are checked here with the file's own wording."""
     from libra._util.checks import http_url
-    from libra.runtime.mcp.client import ServerSpec, find_command, missing_command_message
+    from libra.runtime.mcp.client import find_command, missing_command_message
+    from libra.runtime.mcp.spec import ServerSpec
 
     servers: list[Any] = []
     for i, entry in enumerate(_tables(entries, path, "mcp"), 1):

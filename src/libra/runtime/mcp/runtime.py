@@ -17,12 +17,13 @@ Why this shape:
   step with the fingerprint it reached), which is all another process needs to reach it again.
 - **Reaching a state** before a call: nothing when the servers already are in it; a state held in files alone
   is restored **in place** (same absolute path, only differing files written) and the servers whose view may
-  be stale (``restart_on_restore``, and every ``process`` server whose memory holds calls: it must start empty)
-  get another instance: the one left running in exactly that state earlier (*parked*, a few per server), else
-  a new one; a state with process history whose instances are parked is reached the same way;
-  a state with process history is reached by restoring the last files-only state on its path and *replaying*
-  the calls after it. Every (state, tool, arguments) is memoised, so a repeated call returns its first record:
-  outputs that read the clock or draw random ids cannot make two identical calls disagree.
+  be stale (``restart_on_restore``, set or learned per server: :mod:`libra.runtime.mcp.learning`, and every
+  ``process`` server whose memory holds calls: it must start empty) get another instance: the one left running
+  in exactly that state earlier (*parked*, a few per server), else a new one; a state with process history whose
+  instances are parked is reached the same way; a state with process history is reached by restoring the last
+  files-only state on its path and *replaying* the calls after it. Every (state, tool, arguments) is memoised, so
+  a repeated call returns its first record: outputs that read the clock or draw random ids cannot make two
+  identical calls disagree.
 - **Outcomes**: ``isError`` results are ``rejected`` records with the error text; a crash, a hang past the
   server's ``timeout``, a line of garbage on stdout, or a JSON-RPC error is an ``error`` record, and the server
   is restarted (lazily, on its next call) so the next call works. Text content is kept as text (one block: the
@@ -58,11 +59,12 @@ from libra.runtime.mcp.client import (
     CallFailed,
     Connection,
     McpServerError,
-    ServerSpec,
     ToolInfo,
     _LoopThread,
 )
+from libra.runtime.mcp.learning import Question, ServerLearning
 from libra.runtime.mcp.sandbox_dir import Manifest, SandboxDir, fingerprint
+from libra.runtime.mcp.spec import ServerSpec
 from libra.runtime.workers.guard import to_jsonable
 
 __all__ = ["McpPath", "McpRuntime", "McpServerError", "ServerSpec"]
@@ -228,6 +230,8 @@ class McpRuntime:
             t.name: (t.metadata["server"], t.metadata["mcp_name"], t.metadata.get("annotations", {}))
             for t in self.catalog
         }
+        #: per server: its restart option and what the build learns about it
+        self.learning = {s.name: ServerLearning.for_server(s, self._conns[s.name].tools) for s in specs}
         blob = (
             json.dumps([[s.name, s.command, list(s.args), sorted(s.env.items()), s.url, s.state] for s in specs])
             + self.catalog.fingerprint()
@@ -273,6 +277,12 @@ class McpRuntime:
         return sum(c.starts for c in self._every) - len(self.specs)
 
     @property
+    def servers_learned(self) -> dict[str, dict[str, Any]]:
+        """Per server: whether restores restart it, who decided (its option, what was learned, or the safe default)
+        and why: what a build records as ``stats.mcp_servers``."""
+        return {name: learn.to_dict() for name, learn in self.learning.items()}
+
+    @property
     def pids(self) -> list[int]:
         """Every server process this runtime started (for checks that none is left after :meth:`close`)."""
         return [pid for c in self._every for pid in c.pids]
@@ -300,15 +310,17 @@ class McpRuntime:
 
     def _restore_files(self, manifest: Manifest, target: str) -> None:
         """Put a state's files in place (state ``target``) and give each server an instance whose view of them
-        is right: a server whose view may be stale (``restart_on_restore``, or a ``process`` server whose memory
-        holds calls) is set aside -- parked, still running, keyed by the state it is in -- and replaced by the
-        instance parked at ``target`` if there is one, else by a new instance started on its first call.
+        is right: a server whose view may be stale (``restart_on_restore``, set, learned or not known yet, or a
+        ``process`` server whose memory holds calls) is set aside -- parked, still running, keyed by the state it is
+        in -- and replaced by the instance parked at ``target`` if there is one, else by a new instance started on
+        its first call (at once, when the restore is one the server's restart decision is learned from).
 
         Why park: going back to a state the runtime left (the engine does it all the time: a control call from a
         saved state) then costs no restart, and a server whose memory holds a session needs no replay. A parked
         instance is exact only for the state it was parked in, which is why it is keyed by the full fingerprint
         (files and every server's calls), and only used once the files are back in that state."""
         t0 = time.perf_counter()
+        probing = self._before_restore(target)
         self.sandbox.restore(manifest)
         self._live_manifest = manifest
         for name, conn in list(self._conns.items()):
@@ -316,9 +328,11 @@ class McpRuntime:
             if waiting is not None and not waiting.running:  # it died while parked: its memory is gone
                 waiting.stop()
                 waiting = None
-            stale = conn.alive and (conn.spec.restart_on_restore or (conn.spec.state == "process" and conn.dirty))
+            stale = conn.alive and (self.learning[name].restarts or (conn.spec.state == "process" and conn.dirty))
             if waiting is None and not stale:
                 continue
+            if waiting is None and name in probing:
+                waiting = self._probe_restore(name, conn, *probing[name], manifest)
             if conn.alive:
                 self._park(name, conn)
             self._conns[name] = waiting if waiting is not None else self._instance(conn.spec, conn.mode)
@@ -397,6 +411,116 @@ class McpRuntime:
         mark read-only (its effect on the server's memory cannot be seen, so the call itself stands for it)."""
         return conn.spec.state == "process" and status == "success" and not annotations.get("readOnlyHint")
 
+    # -- learning whether a server needs restarts (libra.runtime.mcp.learning) ------------------------------------
+    def _answers(self, learn: ServerLearning, conn: Connection, questions: list[Question]) -> list[Any] | None:
+        """Each question's outcome and output from one instance; None when a question failed (it is dropped: a
+        question must not be what breaks a server)."""
+        out: list[Any] = []
+        for tool, args_json in questions:
+            try:
+                result = conn.call(tool, json.loads(args_json))
+            except (CallFailed, McpServerError):
+                learn.noisy.add((tool, args_json))
+                return None
+            out.append(["rejected" if result.is_error else "success", result_output(result)])
+        return out
+
+    def _unchanged(self, learn: ServerLearning, manifest: Manifest) -> bool:
+        """Whether asking questions left the sandbox as ``manifest`` says; if not, it is put back and the server
+        learns nothing more (a tool that reads by its annotation or name changed a file)."""
+        if fingerprint(self.sandbox.scan()) == fingerprint(manifest):
+            return True
+        self.sandbox.restore(manifest)
+        learn.stop("a question changed the sandbox")
+        return False
+
+    def _before_restore(self, target: str) -> dict[str, tuple[list[Question], list[Any]]]:
+        """The servers this restore is to teach whether they need restarts, with their questions and the answers of
+        their running instance before the files change (a server whose memory holds counted calls is restarted
+        anyway and teaches nothing; one parked at ``target`` is taken up without a new instance)."""
+        out: dict[str, tuple[list[Question], list[Any]]] = {}
+        for name, conn in self._conns.items():
+            learn = self.learning[name]
+            questions = learn.questions()
+            if not questions or not learn.probing() or conn.dirty or not conn.running or target in self._parked[name]:
+                continue
+            before = self._answers(learn, conn, questions)
+            if before is not None and self._unchanged(learn, self._live_manifest):
+                out[name] = (questions, before)
+        return out
+
+    def _probe_restore(
+        self, name: str, conn: Connection, questions: list[Question], before: list[Any], manifest: Manifest
+    ) -> Connection:
+        """After the files changed: the running instance's answers against those of a fresh instance on the
+        restored files, which replaces it (the restart the safe behaviour makes anyway). Returns the fresh instance."""
+        learn = self.learning[name]
+        running = self._answers(learn, conn, questions)
+        fresh = self._instance(conn.spec, conn.mode)
+        try:
+            self._start(fresh)
+        except McpServerError:
+            learn.stop("a fresh instance did not start")
+            return fresh
+        answers = self._answers(learn, fresh, questions)
+        if running is None or answers is None or not self._unchanged(learn, manifest):
+            return fresh
+        stale = self._differ(learn, conn, questions, running, answers)
+        if stale is not None:
+            kept = [i for i, q in enumerate(questions) if q not in learn.noisy]
+            learn.after_restore(stale, informative=any(before[i] != answers[i] for i in kept))
+        return fresh
+
+    def _differ(
+        self, learn: ServerLearning, conn: Connection, questions: list[Question], running: list[Any], fresh: list[Any]
+    ) -> bool | None:
+        """Whether the running instance answers unlike a fresh one. An answer that differs is asked of the running
+        instance again: one that changes by itself (a clock) is dropped from the questions instead of taken for a
+        difference. None when asking again failed."""
+        differing = [i for i, (a, b) in enumerate(zip(running, fresh, strict=True)) if a != b]
+        again = self._answers(learn, conn, [questions[i] for i in differing]) if differing else []
+        if again is None:
+            return None
+        real = False
+        for i, answer in zip(differing, again, strict=True):
+            if answer != running[i]:
+                learn.noisy.add(questions[i])
+            else:
+                real = True
+        return real
+
+    def _learn_from(self, server: str, mcp_name: str, args_json: str, after: Manifest) -> None:
+        """After a success that changed no file: a reading call becomes a question for later probes; another call may
+        have changed the server's memory, which a memory probe looks for."""
+        learn = self.learning[server]
+        if mcp_name in learn.reading:
+            learn.remember(mcp_name, args_json)
+        elif learn.probing_calls():
+            self._probe_memory(server, mcp_name, after)
+
+    def _probe_memory(self, server: str, tool: str, after: Manifest) -> None:
+        """After ``tool`` succeeded without changing a file: whether the server's memory holds what it did, by its
+        running instance's answers against those of a fresh instance on the same files (ended after)."""
+        learn, conn = self.learning[server], self._conns[server]
+        questions = learn.questions()
+        if not questions:
+            return
+        running = self._answers(learn, conn, questions)
+        fresh = self._instance(conn.spec, conn.mode)
+        try:
+            self._start(fresh)
+            answers = self._answers(learn, fresh, questions)
+        except McpServerError:
+            learn.stop("a fresh instance did not start")
+            return
+        finally:
+            fresh.stop()
+        if running is None or answers is None or not self._unchanged(learn, after):
+            return
+        keeps = self._differ(learn, conn, questions, running, answers)
+        if keeps is not None:
+            learn.after_call(tool, keeps)
+
     # -- calls ------------------------------------------------------------------------------------------
     def invoke(self, state: State, tool: str, args: Mapping[str, Any] | None = None) -> tuple[InvocationRecord, State]:
         entry = self._tools.get(tool)
@@ -447,6 +571,8 @@ class McpRuntime:
             conn.dirty = True
         changes: dict[str, Any] = {}
         dir_fp = fingerprint(after)
+        if record.status == "success" and dir_fp == fingerprint(before):
+            self._learn_from(server, mcp_name, args_json, after)
         if dir_fp != fingerprint(before):
             changes["sandbox"] = self.sandbox.diff(before, after)
             if annotations.get("readOnlyHint"):
