@@ -5,7 +5,7 @@
   including the sandbox scan after it; ``write`` chains file writes, each from the previous state;
 - ``alternate_ms``: reads alternating between two states that differ in one file, so every call first restores
   the sandbox in place (``fs`` reads the files per call: no restart; ``git-restart``: the same with the git
-  server restarted on every restore, the safe default);
+  server restarted on every restore, ``restart_on_restore = true``);
 - ``replay_ms``: calls alternating between two states of a server whose session lives in memory
   (``state = "process"``): with parked instances (the default), and with ``parked_per_server=0``, where each
   is reached by restarting the server and replaying the calls;

@@ -5,6 +5,7 @@ the blind suite's kanban server (a dictionary of boards, written by someone who 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -186,3 +187,23 @@ def test_show_prints_what_the_build_learned(tmp_path) -> None:
     text = " ".join(out.stdout.split())  # rich wraps long lines at the terminal width
     assert "MCP servers" in text and f"fs: not restarted on restore (learned: {why})" in text
     assert "notes: restarted on restore (option: set by restart_on_restore = true)" in text
+
+
+def test_a_build_records_the_decision_and_show_prints_it(tmp_path) -> None:
+    """Through the CLI as a user runs it: a project file naming the items server, whose tools are learned from."""
+    from .test_cli import run
+
+    server = HERE / "mcp_servers" / "items_server.py"
+    config = tmp_path / "libra.toml"
+    config.write_text(
+        f'name = "items"\n[[mcp]]\nname = "items"\ncommand = "{sys.executable}"\n'
+        f'args = ["{server}", "{{sandbox}}/items.json"]\n'
+    )
+    out = run("build", "--config", str(config), "--out", str(tmp_path / "lib.json.gz"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    out = run("show", str(tmp_path / "lib.json.gz"), "--json", str(tmp_path / "show.json"))
+    assert out.returncode == 0, out.stderr
+    learned = json.loads((tmp_path / "show.json").read_text())["stats"]["mcp_servers"]["items"]
+    assert learned["questions"] == ["list_items"] and learned["decided_by"] in ("learned", "default")
+    restart = "restarted on restore" if learned["restart_on_restore"] else "not restarted on restore"
+    assert f"items: {restart} ({learned['decided_by']}: " in " ".join(out.stdout.split())

@@ -196,6 +196,10 @@ def test_pyproject_tool_libra_section(tmp_path, capsys):
         ('[[mcp]]\nname = "web"\nurl = "ftp://host"\n', ["url"]),
         ('[[mcp]]\nname = "web"\nurl = "http://127.0.0.1:9/mcp"\nstate = "memory"\n', ["[[mcp]] web", "'state'"]),
         (
+            '[[mcp]]\nname = "git"\ncommand = "mcp-server-git"\nrestart_on_restore = "yes"\n',
+            ["'restart_on_restore'", "true or false"],
+        ),
+        (
             '[[python]]\ntools = "tests.fixtures.shop_tools"\n[sandbox]\ntemplate = "no/such/dir"\n',
             ["template", "not a directory"],
         ),
