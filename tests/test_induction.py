@@ -515,6 +515,7 @@ def test_defect_17_every_build_ends_with_a_health_summary(capsys) -> None:
         "templates_matched",
         "inconclusive_tests",
         "top_rejections",
+        "blocking",
         "warning",
         "no_relation",
         "literal_origins",
