@@ -91,7 +91,7 @@ def _check_search(result) -> None:
     text = result.content[0].text
     assert (
         "Shop.add_item" in text
-        and "needs Shop.login (access_token -> access_token)" in text
+        and "may need Shop.login (access_token -> access_token)" in text
         and "'not signed in'" in text
     )
 

@@ -252,7 +252,8 @@ def schema_line(schema: dict[str, Any]) -> str:
 
 
 def text_form(query: str, results: list[Result]) -> str:
-    """The results as compact text: one block per tool, its inputs (``*`` = required), its prerequisites."""
+    """The results as compact text: one block per tool, its inputs (``*`` = required), the prerequisites the library
+    found with their line of evidence."""
     lines = [f"{len(results)} tools for {query[:200]!r}:"]
     for r in results:
         how = f"promoted by {', '.join(r.promoted_by[:3])}" if r.via == "promoted" else "retrieved"
@@ -261,7 +262,8 @@ def text_form(query: str, results: list[Result]) -> str:
         lines.append(f"   inputs: {schema_line(r.input_schema)}")
         for p in r.prerequisites:
             feeds = f" ({p.provider_field} -> {p.consumer_input})" if p.consumer_input else ""
-            lines.append(f"   needs {p.tool}{feeds}: {p.evidence}")
+            # "may need": the evidence shows calls like one call, not every call of the tool
+            lines.append(f"   may need {p.tool}{feeds}: {p.evidence}")
         if r.more_prerequisites:
             lines.append(f"   (+{r.more_prerequisites} more prerequisites)")
     return "\n".join(lines)
