@@ -33,8 +33,9 @@ CHOICE = ["nope", ""]
 EMBEDDER = ["hash-abc", "hash-0", "hash-", "hash-99999999", "nope", "st:", "openai:", "openai:m@ftp://host"]
 TEXT = ["", "   "]
 URL = ["ftp://host", "localhost:8000", "http://"]
-OUTPUT = ["{dir}", "{file}/x.json", "/proc/libra-test/x.json"]
-OUTPUT_DIR = ["{file}", "{file}/sub", "/proc/libra-test"]
+# "{missing}/x.json": libra creates the file an option names, never the folders above it
+OUTPUT = ["{dir}", "{file}/x.json", "/proc/libra-test/x.json", "{missing}/x.json"]
+OUTPUT_DIR = ["{file}", "{file}/sub", "/proc/libra-test", "{missing}/sub"]
 LIBRARY = ["{missing}", "{dir}"]
 
 # (command, option or argument name as click knows it, bad values); arguments are given in place of a good one.
@@ -64,6 +65,8 @@ TABLE: list[tuple[str, str, list[str]]] = [
     ("eval", "--tgr-neighbours", NON_NEGATIVE_INT),
     ("eval", "--plot", OUTPUT),
     ("contracts", "benchmark", ["nope"]),
+    ("contracts", "--tools", ["", "nope_module_xyz", "tests.fixtures.shop_tools:Nope", "{file}", "{missing}"]),
+    ("contracts", "--config", ["{missing}", "{dir}", "{file}"]),
     ("contracts", "--out", OUTPUT),
     ("contracts", "--json", OUTPUT),
     ("contracts", "--workers", NON_NEGATIVE_INT),

@@ -270,8 +270,14 @@ SEMANTIC_CASES: list[tuple[str, Mutation, str]] = [
     ),
     (
         "unknown format version",
+        _set(["format_version"], 0),
+        "format_version: library format version 0 is not one this libra reads (1, 2)",
+    ),
+    (
+        "a newer libra's format",
         _set(["format_version"], 3),
-        "format_version: library format version 3 is not one this libra reads (1, 2)",
+        "format_version: the library was written by a newer libra (library format version 3; this libra reads up "
+        "to 2): upgrade libra with `pip install --upgrade libra-tools`",
     ),
     (
         "format version as a string",

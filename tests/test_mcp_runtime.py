@@ -305,12 +305,13 @@ def test_a_read_only_hint_does_not_hide_a_change(bad: McpRuntime) -> None:
     )
     assert bad.hint_conflicts == {"bad.peek": "marked readOnlyHint but changed the sandbox"}
     # a mixed build's runtime reports its sides' conflicts, and the build health summary prints them
-    from libra.cli.library import health_lines
+    from libra.cli.render import health_lines
     from libra.runtime.composite import CompositeRuntime
 
     assert CompositeRuntime([bad]).hint_conflicts == bad.hint_conflicts
-    printed = [text for text, _style in health_lines({"hint_conflicts": bad.hint_conflicts})]
+    printed = health_lines({"hint_conflicts": bad.hint_conflicts})
     assert printed == [
+        "build health:",
         "  annotations contradicted by what the tools did:",
         "    bad.peek: marked readOnlyHint but changed the sandbox",
     ]

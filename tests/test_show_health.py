@@ -41,7 +41,7 @@ def test_show_prints_the_build_health(tmp_path):
     out = run("show", str(path), "--json", str(j))
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())  # rich wraps long lines at the terminal width
-    assert "Build health" in text
+    assert "build health:" in text
     assert "never called successfully: 8" in text
     assert ", ".join(NEVER[:5]) + " and 3 more" in text and NEVER[5] not in text
     assert "templates matched: 17 of 43" in text and "inconclusive tests: 6" in text
@@ -55,7 +55,7 @@ def test_show_without_health_prints_no_block(tmp_path):
     path = _library(tmp_path, {"tools": 12, "value_relations": 0, "state_relations": 1})
     out = run("show", str(path))
     assert out.returncode == 0, out.stderr
-    assert "Build health" not in out.stdout and "relations: provenance 0" in out.stdout
+    assert "build health" not in out.stdout and "relations: provenance 0" in out.stdout
 
 
 def test_a_healthy_build_shows_no_warning(tmp_path):

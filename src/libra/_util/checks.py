@@ -60,13 +60,23 @@ def http_url(value: str) -> None:
         raise ValueError(f"must be an http:// or https:// URL, got {value!r}")
 
 
+def _folder_exists(value: Path) -> None:
+    """libra creates the file (or cache directory) an option names, never the folders above it: a typo in a path
+    (``--out /nonexistent/dir/x.json``) is refused rather than made into a tree of folders."""
+    parent = Path(value).expanduser().parent
+    if not parent.exists():
+        raise ValueError(f"cannot write {value}: the folder {parent} does not exist (create it first)")
+
+
 def writable_file(value: Path) -> None:
+    _folder_exists(value)
     problem = write_problem(value)
     if problem:
         raise ValueError(f"cannot write {value}: {problem}")
 
 
 def writable_dir(value: Path) -> None:
+    _folder_exists(value)
     problem = write_problem(value, directory=True)
     if problem:
         raise ValueError(f"cannot write into {value}: {problem}")

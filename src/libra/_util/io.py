@@ -11,7 +11,8 @@
 - **One-line failures**: an ``OSError`` while writing becomes :class:`~libra.errors.OutputError` naming the path
   (still an ``OSError``, so callers that tolerate a read-only cache keep working).
 - **Writers take turns**: :func:`path_lock` serialises processes that write the same artifact (two builds of one
-  cached library), and :func:`write_problem` checks that a path can be written before any work is spent on it.
+  cached library) through a lock file it removes when done, and :func:`write_problem` checks that a path can be
+  written before any work is spent on it.
 """
 
 from __future__ import annotations
@@ -216,9 +217,12 @@ def path_lock(path: str | os.PathLike[str], on_wait: Callable[[], None] | None =
     """Hold an exclusive lock for writing ``path`` during the block, waiting for any other holder first.
 
     An advisory ``flock`` on a hidden file beside ``path`` (:func:`lock_path`): the kernel releases it when its
-    holder dies, so a killed writer never leaves a stale lock. ``on_wait`` is called once when another holder
-    makes us wait. Re-entrant within a thread (a build inside a cached-library lookup takes the same lock). Where
-    the lock file cannot be created the block runs unlocked: the write itself will report why it fails.
+    holder dies, so a killed writer never leaves a stale lock. The holder removes the file when the block ends
+    (whether it succeeded or failed), so no lock file stays beside an output; a waiter that then finds its locked
+    file gone from the folder locks the current one instead, so two writers never hold different files at once.
+    ``on_wait`` is called once when another holder makes us wait. Re-entrant within a thread (a build inside a
+    cached-library lookup takes the same lock). Where the lock file cannot be created the block runs unlocked: the
+    write itself will report why it fails.
     """
     key = (str(lock_path(path).resolve()), threading.get_ident())
     with _held_guard:
@@ -235,19 +239,11 @@ def path_lock(path: str | os.PathLike[str], on_wait: Callable[[], None] | None =
                 _held[key] -= 1
         return
     lock = lock_path(path)
-    try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)  # the umask applies, as to any new file
-    except OSError:
+    fd = _acquire(lock, on_wait)
+    if fd is None:
         yield
         return
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            if on_wait is not None:
-                on_wait()
-            fcntl.flock(fd, fcntl.LOCK_EX)
         with _held_guard:
             _held[key] = 1
         try:
@@ -256,4 +252,34 @@ def path_lock(path: str | os.PathLike[str], on_wait: Callable[[], None] | None =
             with _held_guard:
                 del _held[key]
     finally:
+        try:
+            os.unlink(lock)  # while still holding it: see the docstring
+        except OSError:
+            pass
         os.close(fd)  # closing the last descriptor releases the lock
+
+
+def _acquire(lock: Path, on_wait: Callable[[], None] | None) -> int | None:
+    """A descriptor holding the exclusive lock on the file now at ``lock`` (None: it cannot be created)."""
+    waited = False
+    while True:
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)  # the umask applies, as to any new file
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None and not waited:
+                on_wait()
+            waited = True
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            here = os.stat(lock)
+            held = os.fstat(fd)
+            if (here.st_dev, here.st_ino) == (held.st_dev, held.st_ino):
+                return fd
+        except OSError:
+            pass
+        os.close(fd)  # the previous holder removed the file we waited on: lock the one there now

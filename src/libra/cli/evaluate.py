@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from libra.cli import options as opts
-from libra.cli.console import console, fmt
+from libra.cli.console import console, fmt, warn
 
 
 def _method_help() -> str:
@@ -99,7 +99,32 @@ def eval_cmd(
     )
     report = run_eval(request, Progress(log=console.print, status=console.status))
     _print_eval(report)
+    for message in eval_warnings(report, request):
+        warn(message)
     write_eval_outputs(report, request)
+
+
+def eval_warnings(report: Any, request: Any) -> list[str]:
+    """What makes a run's scores say nothing: a cutoff K that reaches the whole catalog (every method returns every
+    tool, so recall is 100 for all of them), and a library with no relation (a graph method then ranks exactly like
+    its base retriever)."""
+    out = []
+    if report.k >= report.n_tools:
+        out.append(
+            f"K = {report.k} is at least the catalog's {report.n_tools} tools: every method returns the whole "
+            f"catalog, so the scores cannot tell the methods apart; give --k below {report.n_tools}"
+        )
+    from libra.eval.libraries import GRAPH_METHODS
+
+    if request.library is not None and any(m in GRAPH_METHODS for m in request.chosen()):
+        from libra.library.artifact import Library
+
+        if not Library.load(request.library).relations:
+            out.append(
+                f"{request.library} has 0 relations: libra ranks exactly like its base retriever (dense); libra show "
+                f"{request.library} says why the build found none"
+            )
+    return out
 
 
 def _print_eval(report: Any) -> None:
@@ -163,11 +188,36 @@ def analyze_cmd(
 
     request = AnalyzeRequest(benchmark, tasks_path, library, k, embedder, document, json_path, plot)
     report = run_analyses(request)
+    _print_construction(report.bench.name, report.library_stats)
     _print_methods(report)
     _print_breakdown(report)
     _print_sensitivity(report)
     _print_cases(report)
     write_analyses(report, request)
+
+
+def _print_construction(name: str, stats: dict[str, Any]) -> None:
+    """Table 5 of the paper: the library's construction (``libra build`` and ``show`` say it in plain words)."""
+    table = Table(title=f"Table 5: {name} library construction")
+    for col in (
+        "tools",
+        "candidate compositions",
+        "value relations",
+        "state relations",
+        "wall (min:s)",
+        "s / 1k candidates",
+    ):
+        table.add_column(col, justify="right")
+    wall = float(stats.get("wall_seconds", 0.0))
+    table.add_row(
+        str(stats.get("tools")),
+        f"{stats.get('candidate_compositions', 0):,}",
+        str(stats.get("value_relations")),
+        str(stats.get("state_relations")),
+        f"{int(wall // 60)}:{wall % 60:04.1f}",
+        f"{stats.get('seconds_per_1000_candidates', 0):.2f}",
+    )
+    console.print(table)
 
 
 def _print_methods(report: Any) -> None:

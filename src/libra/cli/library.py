@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from rich.table import Table
 from libra._util.io import atomic_write_json
 from libra.cli import options as opts
 from libra.cli.console import console
+from libra.cli.render import call_line, health_lines, relation_lines, server_lines, summary_line
 from libra.errors import ConfigError
 from libra.induction.config import (
     DEFAULT_MAX_CALLS,
@@ -52,7 +52,11 @@ _CONC_OPT = opts.llm_concurrency_option()
 
 
 def contracts_cmd(
-    benchmark: str = opts.benchmark_arg(),
+    benchmark: str | None = opts.benchmark_arg(
+        "benchmark name (or give --tools / --config for your own tools)", required=False
+    ),
+    tools: list[str] | None = opts.tools_option(),
+    config: Path | None = opts.config_option(),
     out: Path | None = opts.out_option(None, "write the contracts (JSON)"),
     json_path: Path | None = opts.json_option("write the summary (JSON)"),
     workers: int | None = opts.workers_option("isolated worker processes (0 = in-process for trusted runtimes)"),
@@ -62,13 +66,15 @@ def contracts_cmd(
     llm_cache: Path | None = _CACHE_OPT,
     llm_concurrency: int = _CONC_OPT,
 ) -> None:
-    """Propose a contract per tool, check every template against the runtime, revise from feedback."""
-    from libra.benchmarks.registry import get_benchmark
+    """Propose a contract per tool, check every template against the runtime, revise from feedback.
+
+    Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config), as libra build.
+    """
     from libra.contracts.check import check_contracts
     from libra.contracts.persist import save_contracts
     from libra.induction.build import open_runtime
 
-    bench = get_benchmark(benchmark)
+    bench = _build_target(benchmark, tools, config)
     prop = _proposer(bench, proposer, llm_base_url, llm_model, llm_cache, llm_concurrency)
     catalog = bench.catalog()
     runtime = open_runtime(bench, workers)
@@ -157,10 +163,12 @@ def build_cmd(
         resume=not v["no_resume"],
         progress=not v["quiet"],
     )
-    lib = build_library(bench, out, build_opts, log=lambda m: console.print(f"[dim]{m}[/dim]"))
-    _print_stats(bench.name, lib.stats)
-    _print_health(lib.stats.get("health"))
-    console.print(f"library written to {out}")
+    lib = build_library(bench, out, build_opts, log=lambda m: console.print(m, style="dim", markup=False))
+    _print_lines([summary_line(bench.name, lib.stats)])
+    health = lib.stats.get("health")
+    if isinstance(health, dict) and health:
+        _print_lines(health_lines(health, with_warning=False))  # the build printed its warning on stderr
+    console.print(f"library written to {out}", markup=False, highlight=False)
 
 
 def _build_target(benchmark: str | None, tools: list[str] | None, config: Path | None) -> Any:
@@ -196,127 +204,33 @@ def _with_project_options(ctx: typer.Context, config: Path | None) -> dict[str, 
     return values
 
 
-def _print_stats(name: str, stats: dict[str, Any]) -> None:
-    table = Table(title=f"{name}: library construction (paper Table 5 columns)")
-    for col in (
-        "tools",
-        "candidate compositions",
-        "value relations",
-        "state relations",
-        "wall (min:s)",
-        "s / 1k candidates",
-    ):
-        table.add_column(col, justify="right")
-    wall = float(stats.get("wall_seconds", 0.0))
-    table.add_row(
-        str(stats.get("tools")),
-        f"{stats.get('candidate_compositions', 0):,}",
-        str(stats.get("value_relations")),
-        str(stats.get("state_relations")),
-        f"{int(wall // 60)}:{wall % 60:04.1f}",
-        f"{stats.get('seconds_per_1000_candidates', 0):.2f}",
-    )
-    console.print(table)
-
-
-#: How many never-succeeded tools and rejection messages ``libra show`` names before summarising the rest.
-HEALTH_LIST_LIMIT = 5
-
-
-def _named_list(names: list[str], limit: int = HEALTH_LIST_LIMIT) -> str:
-    """``a, b, c and 4 more``: a long list stays one readable line."""
-    shown = ", ".join(names[:limit])
-    return f"{shown} and {len(names) - limit} more" if len(names) > limit else shown
-
-
-def _one_line(message: str, width: int = 120) -> str:
-    """A rejection message as one terminal line: tracebacks and long payloads must not flood the summary."""
-    text = " ".join(message.split())
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def health_lines(health: dict[str, Any]) -> list[tuple[str, str]]:
-    """The build health summary as (text, rich style) lines; keys a library does not record are skipped, so a
-    summary written by an older or newer build still prints what it has."""
-    lines: list[tuple[str, str]] = []
-    never = list(health.get("tools_never_succeeded") or [])
-    if "tools" in health:
-        lines.append((f"  tools: {health['tools']}, never called successfully: {len(never)}", ""))
-    if never:
-        lines.append((f"    {_named_list(never)}", ""))
-    if "templates" in health:
-        lines.append((f"  templates matched: {health.get('templates_matched', 0)} of {health['templates']}", ""))
-    if "inconclusive_tests" in health:
-        lines.append((f"  inconclusive tests: {health['inconclusive_tests']}", ""))
-    no_relation = health.get("no_relation")
-    if isinstance(no_relation, dict) and no_relation.get("causes"):
-        causes = {str(c): list(tools) for c, tools in no_relation["causes"].items()}  # in the build's order of causes
-        lines.append((f"  tools with no outgoing relation: {sum(len(t) for t in causes.values())}, by cause:", ""))
-        for cause, tools in causes.items():
-            lines.append((f"    {len(tools):>5} x {cause.replace('_', ' ')}: {_named_list(tools)}", ""))
-    conflicts = health.get("hint_conflicts") or {}
-    if conflicts:
-        lines.append(("  annotations contradicted by what the tools did:", ""))
-        for tool, what in list(conflicts.items())[:HEALTH_LIST_LIMIT]:
-            lines.append((f"    {tool}: {what}", ""))
-    rejections = list(health.get("top_rejections") or [])
-    if rejections:
-        lines.append(("  most common rejections:", ""))
-        for message, count in rejections[:HEALTH_LIST_LIMIT]:
-            lines.append((f"    {count:>5} x {_one_line(str(message))}", ""))
-    if health.get("warning"):
-        lines.append((f"  warning: {health['warning']}", "bold yellow"))
-    return lines
-
-
-def _print_health(health: Any) -> None:
-    """The ``Build health`` block of ``libra show`` (nothing for libraries built before builds recorded it)."""
-    if not isinstance(health, dict) or not health:
-        return
-    from rich.text import Text
-
-    console.print(Text("Build health", style="bold"))
-    for text, style in health_lines(health):
-        console.print(Text(text, style=style))  # Text: tool names and messages may hold [brackets], never markup
-
-
-def _print_servers(servers: Any) -> None:
-    """The ``MCP servers`` block of ``libra show`` (``stats.mcp_servers``): whether restores restart each server, who
-    decided (the project file's option, what the build learned, or the safe default) and why."""
-    if not isinstance(servers, dict) or not servers:
-        return
-    from rich.text import Text
-
-    console.print(Text("MCP servers", style="bold"))
-    for name, s in servers.items():
-        restart = "restarted on restore" if s.get("restart_on_restore") else "not restarted on restore"
-        console.print(Text(f"  {name}: {restart} ({s.get('decided_by', '?')}: {s.get('why', '')})"))
+def _print_lines(lines: list[str]) -> None:
+    """Plain lines, never read as rich markup (tool names and messages may hold [brackets])."""
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
 
 
 def show_cmd(
     library: Path = opts.library_arg(),
-    json_path: Path | None = opts.json_option("write {stats, edges} as JSON"),
+    json_path: Path | None = opts.json_option("write {stats, meta, edges} as JSON"),
 ) -> None:
-    """Print a library's statistics and relation counts."""
+    """Print a library's relations, grouped by the tool that needs them, and the build's health."""
     from libra.library.artifact import Library
 
     lib = Library.load(library)
-    _print_stats(lib.meta.get("benchmark", lib.catalog.name), lib.stats)
     counts = lib.relation_counts()
-    console.print("relations: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    _print_health(lib.stats.get("health"))
-    _print_servers(lib.stats.get("mcp_servers"))
+    lines = [
+        summary_line(lib.meta.get("benchmark", lib.catalog.name), lib.stats),
+        "relations: " + ", ".join(f"{k} {v}" for k, v in counts.items()),
+        *relation_lines(lib.relations),
+    ]
+    health = lib.stats.get("health")
+    if isinstance(health, dict) and health:
+        lines += health_lines(health)
+    lines += server_lines(lib.stats.get("mcp_servers"))
+    _print_lines(lines)
     if json_path:
         atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
-
-
-def _call_line(call: dict[str, Any]) -> str:
-    args = json.dumps(call.get("arguments", {}), ensure_ascii=False)
-    rec = call.get("record", {})
-    out = json.dumps(rec.get("output"), ensure_ascii=False, default=str)
-    if len(out) > 120:
-        out = out[:117] + "..."
-    return f"{call.get('tool')}({args}) -> {rec.get('status')} {out}"
 
 
 #: How many similar tool names an unknown name's error suggests.
@@ -354,7 +268,7 @@ def explain_cmd(
         ("providers", lib.providers_of(tool), "provider"),
         ("consumers", lib.consumers_of(tool), "consumer"),
     ):
-        console.print(f"[bold]{title} of {tool}[/bold] ({len(rels)})")
+        console.print(f"{title} of {tool} ({len(rels)})", style="bold", markup=False, highlight=False)
         for r in rels:
             field = f" {r.provider_field} -> {r.consumer_input}" if r.provider_field else ""
             sim = f" (field similarity {r.similarity:.2f})" if r.similarity is not None else ""
@@ -368,4 +282,4 @@ def explain_cmd(
                     ("after_call", "after"),
                 ):
                     if key in r.evidence:
-                        console.print(f"      {label:>8}: {_call_line(r.evidence[key])}", markup=False, highlight=False)
+                        console.print(f"      {label:>8}: {call_line(r.evidence[key])}", markup=False, highlight=False)

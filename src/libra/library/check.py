@@ -191,6 +191,12 @@ def _check_header(d: Any, source: str) -> None:
             f"{source}: format: not a libra library file (its format {found}, not {json.dumps(FORMAT)}): {build}"
         )
     version = d.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > max(READABLE_VERSIONS):
+        raise LibraryFormatError(
+            f"{source}: format_version: the library was written by a newer libra (library format version "
+            f"{version}; this libra reads up to {max(READABLE_VERSIONS)}): upgrade libra with "
+            "`pip install --upgrade libra-tools`"
+        )
     if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise LibraryFormatError(
             f"{source}: format_version: library format version {_short(version)} is not one this libra reads "

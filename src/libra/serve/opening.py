@@ -67,13 +67,18 @@ def open_gateway(library: Path, index: Any, workdir: Path | None, config: Path |
 
         servers = load_project(config).mcp
         if not servers:
-            raise ConfigError(f"{config} names no [[mcp]] servers: call_tool forwards to MCP servers only")
+            raise ConfigError(
+                f"{config} names no [[mcp]] servers, and call_tool forwards to MCP servers only: serve a library "
+                "of Python tools without --workdir and --config (search_tools alone), and run its tools from your "
+                "own code"
+            )
     elif index.servers:
         servers = index.servers
     else:
         raise ConfigError(
-            f"{library} records no MCP servers (it was built from other tools, or before libra recorded "
-            "them): give --config with the project file it was built from"
+            f"{library} records no MCP servers, and call_tool forwards to MCP servers only: serve a library of "
+            "Python tools or of a benchmark without --workdir (search_tools alone); only a library built from "
+            "[[mcp]] servers by a libra too old to record them needs --config with the project file it was built from"
         )
     tools = dict(zip(index.names, index.input_schemas))
     return Gateway(servers, tools, workdir)

@@ -33,7 +33,9 @@ def serve_library(
     gateway = None
     # A client that stops the server with SIGTERM (stdio clients do, after closing its input) unwinds like
     # Ctrl-C: the finally below ends the MCP servers the gateway started, which run in sessions of their own.
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # (The command line has a handler of its own that does the same and reports the signal: it is kept.)
+    if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+        signal.signal(signal.SIGTERM, signal.default_int_handler)
     gc.disable()  # until the SDK is imported: see settle_garbage_collector
     try:
         loading, servers = open_searcher(library, workdir is None)
