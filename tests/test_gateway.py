@@ -121,8 +121,9 @@ async def _write_and_read(client: Client, workdir: Path, title: str) -> str:
     assert not added.is_error, added.content
     note_id = _data(added)["note_id"]
     assert (workdir / "notes" / "alice" / f"{note_id}.txt").read_text() == f"{title}\nbuy milk\n"
-    read = await _call(client, "notes.read_note", {"access_token": token, "note_id": note_id})
-    assert not read.is_error and "buy milk" in _text(read)
+    # by the name a client without dots in tool names uses (libra retrieve --format anthropic names it so)
+    read = await _call(client, "notes__read_note", {"access_token": token, "note_id": note_id})
+    assert not read.is_error and "buy milk" in _text(read), read.content
     return token
 
 

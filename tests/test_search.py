@@ -127,8 +127,8 @@ def test_retrieve_formats_match_the_client_shapes(library, tmp_path):
     add = next(t for t in records["tools"] if t["tool"] == "Shop.add_item")
     assert any(p["tool"] == "Shop.login" and "'not signed in'" in p["evidence"] for p in add["prerequisites"])
 
-    blocks = json.loads(_retrieve(library, cache, "--format", "anthropic"))
-    assert blocks == [{"type": "tool_reference", "tool_name": n} for n in names]
+    blocks = json.loads(_retrieve(library, cache, "--format", "anthropic"))  # names as Anthropic allows them
+    assert blocks == [{"type": "tool_reference", "tool_name": n.replace(".", "__")} for n in names]
 
     item = json.loads(_retrieve(library, cache, "--format", "openai"))
     TypeAdapter(ResponseToolSearchOutputItemParamParam).validate_python(item)  # the SDK's own input type

@@ -213,11 +213,28 @@ def _print_lines(lines: list[str]) -> None:
 def show_cmd(
     library: Path = opts.library_arg(),
     json_path: Path | None = opts.json_option("write {stats, meta, edges} as JSON"),
+    definitions: str | None = opts.definitions_option(),
 ) -> None:
-    """Print a library's relations, grouped by the tool that needs them, and the build's health."""
+    """Print a library's relations, grouped by the tool that needs them, and the build's health.
+
+    With --definitions, print its tools' definitions for an agent client's request instead (see libra retrieve
+    --format).
+    """
     from libra.library.artifact import Library
 
     lib = Library.load(library)
+    if definitions:
+        import json
+
+        from libra.search.formats import definitions as tool_definitions
+
+        tools = list(lib.catalog)
+        names, about, schemas = [t.name for t in tools], [t.description for t in tools], [t.parameters for t in tools]
+        found = tool_definitions(definitions, names, about, schemas)
+        print(json.dumps(found, ensure_ascii=False), flush=True)
+        if json_path:
+            atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
+        return
     counts = lib.relation_counts()
     lines = [
         summary_line(lib.meta.get("benchmark", lib.catalog.name), lib.stats),

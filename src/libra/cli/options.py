@@ -138,6 +138,7 @@ def tasks_file(value: Path) -> None:
 
 TRANSPORTS = ("stdio", "http")
 RETRIEVE_FORMATS = ("table", "json", "anthropic", "openai")
+DEFINITION_FORMATS = ("anthropic", "openai")
 
 
 # -- options and arguments -------------------------------------------------------------------------------------
@@ -263,8 +264,34 @@ def retrieve_format_option() -> Any:
         "--format",
         one_of(RETRIEVE_FORMATS),
         (
-            "table (default), json (results with prerequisites), anthropic (tool_reference blocks) or openai (a "
-            "tool_search_output item); one JSON line per request"
+            "table (default), json (results with prerequisites), anthropic (tool_reference blocks, names mapped to "
+            "^[a-zA-Z0-9_-]{1,64}$ as show --definitions anthropic declares them) or openai (a tool_search_output "
+            "item); one JSON line per request"
+        ),
+    )
+
+
+def call_id_option() -> Any:
+    return option(
+        None,
+        "--call-id",
+        some_text,
+        (
+            "with --format openai: the call_id of the model's tool_search_call the item answers (repeatable: one per "
+            "request, in order)"
+        ),
+    )
+
+
+def definitions_option() -> Any:
+    return option(
+        None,
+        "--definitions",
+        one_of(DEFINITION_FORMATS),
+        (
+            "print every tool's definition for a client request instead, with defer_loading: anthropic (the tools "
+            "retrieve --format anthropic's tool_reference blocks name) or openai (function tools in a namespace per "
+            "app); one JSON array"
         ),
     )
 

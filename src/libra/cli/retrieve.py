@@ -10,12 +10,26 @@ from rich.table import Table
 from libra._util.io import atomic_write_json
 from libra.cli import options as opts
 from libra.cli.console import console
+from libra.errors import ConfigError
 
 
 def _seeds(names: list[str], shown: int = 2) -> str:
     """The best-ranked seeds first; the JSON output keeps them all."""
     more = f" (+{len(names) - shown})" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
+
+
+def _call_ids(given: list[str] | None, output_format: str, n_queries: int) -> list[str | None]:
+    """One ``tool_search_call`` id per request (``--call-id``, in the requests' order), checked before any work."""
+    if not given:
+        return [None] * n_queries
+    if output_format != "openai":
+        raise ConfigError("--call-id names the model's tool_search_call an openai item answers: add --format openai")
+    if len(given) != n_queries:
+        raise ConfigError(
+            f"--call-id was given {len(given)} time(s) for {n_queries} request(s): give one per request, in order"
+        )
+    return list(given)
 
 
 def retrieve_cmd(
@@ -33,12 +47,14 @@ def retrieve_cmd(
     ),
     temperature: float | None = opts.temperature_option(),
     output_format: str = opts.retrieve_format_option(),
+    call_id: list[str] | None = opts.call_id_option(),
     json_path: Path | None = opts.json_option("write the rankings as JSON"),
 ) -> None:
     """Retrieve tools for requests with a built library; promoted prerequisites name the seeds that pulled them in."""
-    from libra.search.formats import formatted, json_record
+    from libra.search.formats import ClientNames, formatted, json_record
     from libra.search.searcher import Searcher, SearchOptions
 
+    call_ids = _call_ids(call_id, output_format, len(query))
     searcher = Searcher.open(
         library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
     )
@@ -56,8 +72,9 @@ def retrieve_cmd(
                 table.add_row(str(r.rank), r.tool, str(r.base_rank), _seeds(r.promoted_by))
             console.print(table)
     else:
-        for q, rows in zip(query, found):
-            print(json.dumps(formatted(output_format, q, rows), ensure_ascii=False), flush=True)
+        names = ClientNames(searcher.index.names) if output_format == "anthropic" else None
+        for q, rows, cid in zip(query, found, call_ids):
+            print(json.dumps(formatted(output_format, q, rows, names, cid), ensure_ascii=False), flush=True)
     if json_path:
         atomic_write_json(
             json_path,

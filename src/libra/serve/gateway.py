@@ -15,6 +15,9 @@ Why this shape:
 - **Lazy and bounded.** A server starts on the first call to one of its tools, one call at a time per server; a
   server that died while idle is started again before the next call, one that crashed during a call is reported
   and started again on the next call. :meth:`Gateway.close` ends every process it started.
+- **Either name.** A tool is called by its library name (``git.git_status``) or by the name agent clients that
+  allow no dots in tool names give it (``git__git_status``, :class:`~libra.search.formats.ClientNames`), so an
+  agent that found it through ``libra retrieve --format anthropic`` can run it.
 - **Refusals the agent can act on.** Unknown tools, arguments that fail the tool's input schema (checked with
   ``jsonschema`` before any server starts), a server that cannot start or that crashed: each is a tool result
   with ``isError`` and a message saying what to change, never a protocol error, and the gateway keeps serving.
@@ -38,9 +41,9 @@ CALL_TOOL = "call_tool"
 MAX_MESSAGE = 600
 
 DESCRIPTION = (
-    "Run one of this library's tools: name as search_tools gives it (e.g. 'git.git_status'), arguments matching "
-    "the tool's input_schema. The call goes to the tool's MCP server, working in the user's directory; the "
-    "result is the tool's own."
+    "Run one of this library's tools: name as search_tools gives it (e.g. 'git.git_status'; the name clients "
+    "without dots in tool names use, 'git__git_status', works too), arguments matching the tool's input_schema. "
+    "The call goes to the tool's MCP server, working in the user's directory; the result is the tool's own."
 )
 
 
@@ -118,6 +121,10 @@ class Gateway:
             if spec.command and "{" not in spec.command and find_command(spec.command) is None:
                 raise ConfigError(f"MCP server {spec.name!r}: {missing_command_message(spec.command)}")
         self.targets = targets_of(list(self.specs), tools)
+        # the names agent clients that cannot take dots see (``memory__read_graph``): accepted as the tools' own
+        from libra.search.formats import ClientNames
+
+        self.client_names = ClientNames(list(tools))
         if not self.targets:
             raise ConfigError(
                 f"none of the library's tools come from the MCP server(s) {', '.join(self.specs)}: is this "
@@ -178,6 +185,8 @@ class Gateway:
         if not isinstance(args, dict):
             raise GatewayInputError(f"arguments must be an object of {name}'s inputs, got {type(args).__name__}")
         target = self.targets.get(name)
+        if target is None and (original := self.client_names.original(name)) in self.targets:
+            name, target = original, self.targets[original]  # type: ignore[index]
         if target is None:
             close = difflib.get_close_matches(name, list(self.targets), n=3, cutoff=0.6)
             hint = f"did you mean {', '.join(repr(c) for c in close)}? " if close else ""
