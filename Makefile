@@ -1,6 +1,7 @@
 # Two commands do all the set-up on a fresh machine with Python >= 3.11 and make:
 #   make demo   creates .venv, installs libra-tools, runs `libra eval bfcl`
-#   make test   creates .venv, installs libra-tools with test extras, runs the test suite
+#   make test   creates .venv, installs libra-tools with test extras, builds the docs, runs the test suite
+#   make docs   builds the documentation site into build/site (mkdocs-material, --strict: a broken link fails)
 # Both are idempotent: a second run only re-installs when pyproject.toml changed.
 
 PYTHON ?= python3
@@ -8,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.libra-installed
 
-.PHONY: setup lint appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-agentdojo bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
+.PHONY: setup lint docs appworld mcp-servers demo test bench bench-mcp bench-eval bench-invoke bench-build bench-build-cpu bench-propagation bench-retrieval bench-documents bench-library bench-llm bench-llm-methods bench-appworld bench-generalization bench-blind bench-agentdojo bench-state bench-hostile bench-workspace bench-serve bench-memory bench-credit bench-ray clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "libra-tools needs Python >= 3.11; set PYTHON=python3.11 (or newer)")'
@@ -16,7 +17,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,plot,openai,scitooleval,bigtool,ray]'
+	$(BIN)/pip install --quiet -e '.[test,docs,plot,openai,scitooleval,bigtool,ray]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
 	# agentdojo declares every LLM vendor's client; its task suites need only these (see libra.benchmarks.agentdojo).
@@ -38,8 +39,12 @@ mcp-servers: setup
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra
 
-test: setup appworld mcp-servers lint
+test: setup appworld mcp-servers lint docs
 	$(BIN)/python -m pytest
+
+# The documentation site from docs/ and mkdocs.yml; the Python API pages come from the docstrings (mkdocstrings).
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir build/site
 
 # The layers and the absence of import cycles (import-linter, [tool.importlinter] in pyproject.toml), then ruff.
 lint: setup
