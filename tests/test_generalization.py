@@ -289,6 +289,40 @@ def test_tickets_first_number_is_an_existing_ticket(fresh):
         tickets.get_ticket(105)
 
 
+def test_desk_numbers_of_one_kind_name_records_of_another(fresh):
+    desk = fresh("desk")
+    # message 5 and meeting 5 both exist: a message's number names some meeting
+    assert desk.read_message(5)["subject"] == "Re: Quarterly numbers"
+    assert desk.cancel_meeting(5) == "Meeting 5 cancelled."
+    # ...but not every message number is a meeting's, nor every meeting number a message's
+    with pytest.raises(KeyError):
+        desk.cancel_meeting(3)
+    with pytest.raises(KeyError):
+        desk.read_message(4)
+    # a new document's number (8) is no message's, a new message's number (7) is a document's
+    assert desk.create_document("Notes") == {"id": 8}
+    assert desk.send_message("ana@example.com", "Hi", "Hello") == {"id": 7, "status": "sent"}
+    assert desk.open_document(7)["name"] == "Travel policy"
+
+
+def test_a_kind_is_confirmed_with_the_other_values_of_its_field():
+    """A number relation the judges admit is kept only after the consumer took the other numbers the provider's
+    field showed in that state (the probes are in the relation's evidence), and a field of another kind is refuted
+    by a number the consumer refuses as it refuses a number nothing produced."""
+    out = built("desk")
+    counters = out.library.stats["engine"]
+    assert counters.get("refuted_kinds", 0) > 0, counters
+    kept = [
+        r
+        for r in out.library.relations
+        if (r.provider, r.consumer) == ("desk.list_messages", "desk.read_message") and r.kind == "provenance"
+    ]
+    assert kept, sorted(out.found, key=repr)
+    probes = kept[0].evidence["kind_probes"]
+    assert {p["outcome"] for p in probes} == {"success"}
+    assert {p["arguments"]["message_id"] for p in probes} <= {1, 2, 3, 5, 6}
+
+
 def test_a_new_value_is_compared_with_another_one():
     """The file ``touch`` created fills both of ``compare``'s inputs best; the call takes another file beside it."""
     out = built("workdir")
@@ -341,7 +375,7 @@ def test_checking_retries_the_next_equally_named_value():
 
 
 def test_every_defect_is_exercised():
-    assert len(gen.COVERAGE) == 17 and all(isinstance(name, str) and name for name in gen.COVERAGE)
+    assert len(gen.COVERAGE) == 18 and all(isinstance(name, str) and name for name in gen.COVERAGE)
     for text in gen.COVERAGE.values():
         assert any(name in text for name in gen.CATALOGS)
 

@@ -58,6 +58,7 @@ CATALOGS = (
     "lab",
     "player",
     "archive",
+    "desk",
 )
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each behaviour a catalog nobody
@@ -106,6 +107,10 @@ COVERAGE: dict[str, str] = {
         "orders (error string in a list, error object in a list, verified flag, 'Database error: ...' text)"
     ),
     "builds report their health": "weather (every call needs a key nobody gave the build); test_build_health",
+    "identifiers only look alike": (
+        "desk (messages, meetings and documents numbered by counters of their own: another kind's number often "
+        "names some record, and only the other numbers of its field show it is not the consumer's kind)"
+    ),
 }
 
 RelationKey = tuple[str, str, str, "str | None", "str | None"]

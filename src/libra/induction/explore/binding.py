@@ -321,7 +321,7 @@ class BindingMixin(EngineState):
                 continue
             val = self.fits.as_passed(tool, param, pv.value)
             if val is not None and held_text(val) not in held and (pv.call, pv.record) not in records:
-                rank = (True, sim, True, self.inputs.same_group(pv, tool), self.nodes[pv.node].depth, -pv.id)
+                rank = (True, sim, self.inputs.same_group(pv, tool), True, self.nodes[pv.node].depth, -pv.id)
                 if best is None or rank > best[0]:
                     best = (rank, pv, val)
         return best
@@ -336,9 +336,14 @@ class BindingMixin(EngineState):
         records: frozenset[tuple[int, str]],
     ) -> Fill | None:
         """The best value on the path for ``param``: best-named key first; within a key, the deepest state's
-        first fitting value; among equally named keys, a tool's value before a sandbox fact (the fallback: a
-        tool that reveals the same fact is what a caller would use), the consumer's own group, the deeper state,
-        the older value."""
+        first fitting value; among equally named keys, the consumer's own group (a sandbox fact counts as every
+        group's), then a tool's value before a sandbox fact (the fallback: a tool that reveals the same fact is
+        what a caller would use), the deeper state, the older value.
+
+        Why the group first: another group's tool is another app or module, and an equally named value of it
+        is not the same fact -- a bakery's product names fit a garage's ``username`` as well as the garage's test
+        account does when the input's description says "user name", and the sign-in would take a loaf of bread
+        for a mechanic whenever the two are built together."""
         keys = self.inputs.ranked_keys(consumer, param)
         allowed = self.inputs.allowed(consumer, param)
         # Only a key with a value somewhere on the path can fill the input: when the path holds fewer keys than the
@@ -354,7 +359,7 @@ class BindingMixin(EngineState):
             for n in lineage:  # deepest first: the first fitting value of a key is its best
                 hit = self._first_fit(consumer, tool, param, n.by_key.get(key), held, records)
                 if hit is not None:
-                    rank = (False, sim, key[0] != FIXTURE, self.inputs.same_group_key(key, tool), n.depth, -hit[0].id)
+                    rank = (False, sim, self.inputs.same_group_key(key, tool), key[0] != FIXTURE, n.depth, -hit[0].id)
                     if best is None or rank > best[0]:
                         best = (rank, hit[0], hit[1])
                     break

@@ -19,7 +19,7 @@ from libra.induction.explore.state import EngineState, Explored
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointMixin"]
 
-CHECKPOINT_VERSION = 34  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 35  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate

@@ -9,7 +9,7 @@ with none the test is inconclusive rather than judged on a malformed control.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from libra.catalog import Tool
@@ -21,7 +21,7 @@ from libra.probing.nodes import Node
 from libra.schema import schema_type
 from libra.values.generator import literal_for, sentinel_for
 
-__all__ = ["NEAR_FRACTION", "ControlsMixin", "control_choices", "near"]
+__all__ = ["NEAR_FRACTION", "ControlsMixin", "control_choices", "near", "unseen_number"]
 
 NEAR_FRACTION = 0.25  # numbers this close, relative to their magnitude, may be one value to a tolerant tool
 
@@ -42,12 +42,24 @@ def near(candidate: Any, observed: Any) -> bool:
     return scale > 0 and abs(float(candidate) - float(observed)) <= NEAR_FRACTION * scale
 
 
+def unseen_number(known: Iterable[Any]) -> int | None:
+    """The next whole number past every whole number in ``known`` (at least 1), or None when ``known`` holds none.
+
+    Why: records are most often numbered by small counters (1, 2, 3, ...), so a plausible small number -- the
+    proposer's ordinary literal for an id is 2 -- names an existing record of almost any table. A number one past
+    every number the sandbox has shown for an input's kinds is of the same form and range, yet names none of
+    them: what a control for a record's number must be (a valid, different value no call produced)."""
+    nums = [k for k in known if isinstance(k, int) and not isinstance(k, bool)]
+    return max(1, max(nums) + 1) if nums else None
+
+
 def control_choices(
     param: str,
     schema: dict[str, Any],
     observed: Any,
     alternatives: Sequence[Any] = (),
     template_literal: Any = NO_LITERAL,
+    unseen: int | None = None,
 ) -> list[Any]:
     """Candidate replacements for a required input's value, best first; the engine takes the first that fits the
     input's schema (formats and patterns included) and differs from the observed value.
@@ -56,11 +68,13 @@ def control_choices(
     ordinary literal of the proposer: what the call does without the provider; for a number, then other observed
     numbers of the same kind, and never one :func:`near` the observed number. For an observed input, in order: a
     neutral placeholder for strings that must refer to something (a plausible guess could name an existing
-    record), the proposer's ordinary literals, a sentinel, and last other observed values of the same kind (valid
-    in form because the sandbox produced them). The observed values come last because they are real records: a
-    consumer that accepts any existing file or user succeeds with another one too, which tests whether *some*
-    record works, not whether this provider's value was needed (Algorithm 1, line 17: a test value not produced
-    by t_p); they replace the malformed guess where nothing constructed is valid.
+    record), or for whole numbers the number past every number of the input's kinds (``unseen``, see
+    :func:`unseen_number`: a small guess names an existing record as readily), the proposer's ordinary literals,
+    a sentinel, and last other observed values of the same kind (valid in form because the sandbox produced
+    them). The observed values come last because they are real records: a consumer that accepts any existing
+    file or user succeeds with another one too, which tests whether *some* record works, not whether this
+    provider's value was needed (Algorithm 1, line 17: a test value not produced by t_p); they replace the
+    malformed guess where nothing constructed is valid.
     """
     out: list[Any] = []
     desc = schema.get("description", "")
@@ -76,6 +90,8 @@ def control_choices(
     if schema_type(schema) in (None, "string") and "enum" not in schema:
         out.append("libra_control_value")
         out.append(sentinel_for(schema))
+    elif unseen is not None and schema_type(schema) == "integer" and "enum" not in schema:
+        out.append(unseen)
     out.extend(literal_for(param, schema, desc, option=o) for o in range(3))
     out.append(sentinel_for(schema))
     out.extend(alternatives)
@@ -110,8 +126,11 @@ class ControlsMixin(EngineState):
             if placed is None or self.fits.as_passed(tool, param, placed) is None:
                 return None
             return False, placed
-        alternatives = self._control_alternatives(item.tool, param, pv, lineage) if param in tool.required else []
-        return self.control_value(tool, param, observed, alternatives, template_literal)
+        if param not in tool.required:
+            return True, None
+        alternatives = self._control_alternatives(item.tool, param, pv, lineage)
+        unseen = self._unseen(item.tool, param, observed, lineage) if template_literal is NO_LITERAL else None
+        return self.control_value(tool, param, observed, alternatives, template_literal, unseen)
 
     def control_value(
         self,
@@ -120,6 +139,7 @@ class ControlsMixin(EngineState):
         observed: Any,
         alternatives: Sequence[Any] = (),
         template_literal: Any = NO_LITERAL,
+        unseen: int | None = None,
     ) -> tuple[bool, Any] | None:
         """An independently constructed replacement for ``param``: (omit?, literal), or None when no valid,
         different value exists (the test is then inconclusive, never judged on a malformed control).
@@ -130,10 +150,35 @@ class ControlsMixin(EngineState):
         """
         if param not in tool.required:
             return True, None
-        for lit in control_choices(param, tool.param_schema(param), observed, alternatives, template_literal):
+        for lit in control_choices(param, tool.param_schema(param), observed, alternatives, template_literal, unseen):
             if self.fits.as_passed(tool, param, lit) is not None:
                 return False, lit
         return None
+
+    def absent_value(self, consumer: str, param: str, observed: Any, lineage: list[Node]) -> Any | None:
+        """A value of ``param``'s form that no call produced: the first constructed control choice (the string
+        placeholder, the number past every number of the input's kinds, a sentinel) that fits the input, or None.
+        What a consumer does with it is what it does with a value that names nothing (see :mod:`.kinds`)."""
+        tool = self.catalog[consumer]
+        unseen = self._unseen(consumer, param, observed, lineage)
+        for lit in control_choices(param, tool.param_schema(param), observed, (), NO_LITERAL, unseen):
+            if self.fits.as_passed(tool, param, lit) is not None:
+                return lit
+        return None
+
+    def _unseen(self, consumer: str, param: str, observed: Any, lineage: list[Node]) -> int | None:
+        """:func:`unseen_number` of the observed value and every value on the path of a (provider, export) the
+        input's name rule admits (:meth:`~.inputs.InputRules.ranked_keys`); None for an input that takes no whole
+        number."""
+        if schema_type(self.catalog[consumer].param_schema(param)) != "integer":
+            return None
+        allowed = self.inputs.allowed(consumer, param)
+        known: list[Any] = [observed]
+        for n in lineage:
+            keys = n.by_key.keys() & allowed.keys()  # (the smaller of the two is walked)
+            for key in keys:
+                known.extend(self.values[vid].value for vid in n.by_key[key])
+        return unseen_number(known)
 
     def _control_alternatives(self, consumer: str, param: str, pv: PoolValue, lineage: list[Node]) -> list[Any]:
         """Other observed values of the same kind on the consumer's path, deepest first: values of the same

@@ -169,7 +169,9 @@ class InputRules:
 
             def fit(name: str) -> float:
                 # A value also fits an input whose description names it ("username: Your account phone_number.").
-                sim = self.similarity(name, param)
+                # Rounded: float noise (1.0 against 0.99999988 for a name equal to the input's) is no better name,
+                # and the ranks that follow (a tool before a sandbox fact, the consumer's own group) decide.
+                sim = round(float(self.similarity(name, param)), 6)
                 return max(sim, 1.0) if f" {humanize(name)} " in desc else sim
 
             for prov, export in self.by_consumer.get(cache_key, ()):

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from libra.induction.explore.state import EngineState
+from libra.induction.explore.kinds import KindsMixin, Pending
 from libra.induction.explore.types import Call, PoolValue, SweepTest, ValueTest, Wave
-from libra.induction.judges import Run, judge_compatibility, judge_provenance, judge_state
+from libra.induction.judges import Run, judge_compatibility, judge_provenance, judge_state, produced_something
 from libra.library.artifact import Relation
 from libra.probing.memo import memo_key
 from libra.probing.nodes import Node
@@ -39,7 +39,7 @@ def call_json(tool: str, args: dict[str, Any], record: dict[str, Any]) -> dict[s
     return {"tool": tool, "arguments": args, "record": clip(record)}
 
 
-class JudgingMixin(EngineState):
+class JudgingMixin(KindsMixin):
     """Running controls and state tests, judging them, booking moot tests, keeping relations."""
 
     def _test_calls(self, wave: Wave, controls: int = 0, sweeps: int = 0, parent_tests: int = 0) -> list[Call]:
@@ -62,11 +62,16 @@ class JudgingMixin(EngineState):
         Controls and the "before" half of every state test run in one batch; the "after" half only where the
         consumer failed before (a consumer that already succeeds cannot depend on the provider's state).
 
-        A provider that re-stated a value already known on its path is only its source if the consumer could not
-        use that value before the provider ran: otherwise an earlier record with the same name is what the
-        consumer found (e.g. a sign-in that happens to use a file's name as a user name). So such a control's
-        batch also runs the consumer's call from the state before the provider, and the test is moot where that
-        call succeeds.
+        A value a state change brought into the pool is that change's contribution only if the consumer could not
+        use it before the change: so the batch of a control of such a value also runs the consumer's call from the
+        state before the provider (:meth:`_predates`). A provider that re-stated a value already known on its path
+        is not its source where that call succeeds (an earlier record with the same name is what the consumer
+        found: a sign-in that happens to use a file's name as a user name); a value new on the path is not where
+        that call succeeds with something to show (a file's new number that is also an existing event's number:
+        the event was there before the file). Either test is moot.
+
+        The relations the judges admit are then checked against the other values of their provider's field
+        (:meth:`~.kinds.KindsMixin._confirm_kinds`) before they are kept.
         """
         controls, sweeps, parent_tests = wave.controls, wave.sweeps, wave.parent_tests
         calls = self._test_calls(wave)
@@ -74,7 +79,7 @@ class JudgingMixin(EngineState):
         for idx, t in enumerate(controls):
             pv = self.values[t.vid]
             vnode = self.nodes[pv.node]
-            if pv.restated and vnode.parent is not None and vnode.creator == pv.call:
+            if vnode.parent is not None and vnode.creator == pv.call:
                 restated.append(idx)
                 calls.append((self.nodes[vnode.parent].state, t.use.tool, t.use.args))
         why = (
@@ -94,11 +99,15 @@ class JudgingMixin(EngineState):
         after_results = self._run_sweeps_after(sweeps, befores)
         self.counters["provenance_tests"] += len(controls)
         self.counters["state_tests"] += len(sweeps)
+        admitted: list[Pending] = []
         for idx, (t, (rec, _)) in enumerate(zip(controls, first[: len(controls)])):
-            if idx in before_provider and self._classify(t.use.tool, before_provider[idx]) != "failure":
+            if idx in before_provider and self._predates(t, before_provider[idx]):
                 self._moot(t)
                 continue
-            self._record_value_test(t, rec)
+            rel = self._judge_value_test(t, rec)
+            if rel is not None:
+                admitted.append((t, rec, rel))
+        self._confirm_kinds(admitted)
         for s, before, (outcome, after) in zip(sweeps, befores, after_results):
             if outcome == "failure":
                 self._record_state(s.call_id, s.consumer, s.args, before, after, before_outcome=outcome)
@@ -125,6 +134,16 @@ class JudgingMixin(EngineState):
             (outcome, next(after_results)[0] if outcome == "failure" else before)
             for before, outcome in zip(befores, before_outcomes)
         ]
+
+    def _predates(self, t: ValueTest, before: dict[str, Any]) -> bool:
+        """Whether the consumer's call of a value test, made from the state before the value's provider ran
+        (``before``), shows the provider was not the value's source (see :meth:`_run_tests`): for a re-stated
+        value, a call that does not fail; for a value new on the path, a success that produced something (an empty
+        success -- a search by a name nothing had yet -- is what the call gives without the provider's record)."""
+        outcome = self._classify(t.use.tool, before)
+        if self.values[t.vid].restated:
+            return outcome != "failure"
+        return outcome == "success" and produced_something(before)
 
     # -------------------------------------------------------------------------------------------- moot tests
     def _moot(self, t: ValueTest) -> None:
@@ -179,8 +198,8 @@ class JudgingMixin(EngineState):
         return self.pair_tests.get(pair, 0) + min(moot, 1) - moot
 
     # ------------------------------------------------------------------------------------ recording relations
-    def _record_value_test(self, t: ValueTest, control_rec: dict[str, Any]) -> None:
-        """Judge one value test (Algorithm 1, lines 20-23) and keep the relation the judges admit.
+    def _judge_value_test(self, t: ValueTest, control_rec: dict[str, Any]) -> Relation | None:
+        """Judge one value test (Algorithm 1, lines 20-23): the relation the judges admit, or None.
 
         An input the template fills with a literal is the caller's free choice unless the tool checks its form
         (:meth:`~.inputs.InputRules.checked_form`), whether the literal is a number or text: the test can show
@@ -202,15 +221,14 @@ class JudgingMixin(EngineState):
         }
         verdict = judge_provenance(use, control, omitted=param not in t.control_args)
         if verdict.kept:
-            self._add_relation(Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence))
-            return
+            return Relation(pv.tool, t.use.tool, "provenance", pv.export, param, sim, evidence)
         if control.outcome == "success" and not t.free_choice:
             verdict = judge_compatibility(use, control, sim, self.config.tau)
             if verdict.kept:
-                self._add_relation(Relation(pv.tool, t.use.tool, "compatibility", pv.export, param, sim, evidence))
-                return
+                return Relation(pv.tool, t.use.tool, "compatibility", pv.export, param, sim, evidence)
         if verdict.inconclusive:
             self.counters["inconclusive_tests"] = self.counters.get("inconclusive_tests", 0) + 1
+        return None
 
     def _record_state(
         self,

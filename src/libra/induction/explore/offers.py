@@ -2,10 +2,10 @@
 
 An offer is a work item that runs a consumer's template in the value's state with the value bound to one input;
 its success is then tested against a control (:mod:`.planning`, :mod:`.judging`). Offers are bounded per candidate
-pair (``offers_per_pair``, ``tests_per_pair``): once a pair is settled -- tested enough, or its relation known --
-its values are offered no more, except as a few state tests of a state some call of the consumer's group created
-(:meth:`OffersMixin._take_state_offer`). A value that cannot fit the input, or whose test would be moot again, is
-no offer.
+pair (``offers_per_pair``, ``tests_per_pair``): once a pair is settled -- tested enough, its relation known, or its
+field refuted as another kind (:mod:`.kinds`) -- its values are offered no more, except as a few state tests of a
+state some call of the consumer's group created (:meth:`OffersMixin._take_state_offer`). A value that cannot fit
+the input, or whose test would be moot again, is no offer.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class OffersMixin(EngineState):
             return
         offers, slots = self.pair_offers.row(key, consumers), self.pair_offers.slots(key, consumers)
         nested, tools, schema_ids = self.inputs.nested, self.inputs.tools, self.fits.schema_ids
-        pair_tests, relations, counters = self.pair_tests, self.relations, self.counters
+        pair_tests, relations, counters, refuted = self.pair_tests, self.relations, self.counters, self.refuted
         tests_per_pair, offers_per_pair = self.config.tests_per_pair, self.config.offers_per_pair
         # whether the value fits an input, per validator: a function of the two (see FitChecker), and the value's
         # many candidate inputs share a few validators
@@ -90,6 +90,7 @@ class OffersMixin(EngineState):
                 offers[slot] >= offers_per_pair
                 or pair_tests.get((pv.tool, pv.export, consumer, param), 0) >= tests_per_pair
                 or (pv.tool, consumer, "provenance", pv.export, param) in relations
+                or (refuted and (pv.tool, pv.export, consumer, param) in refuted)
             )
             if settled_or_spent:
                 if not state_offer or not self._take_state_offer(pv, target, consumer, param):

@@ -52,6 +52,8 @@ class PlanningMixin(EngineState):
             self._poll_calls()
             outcome = self._classify(item.tool, rec)
             if outcome == "success":
+                if item.fixed:
+                    self._note_open(item)
                 marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
                 self._on_success(item, args, used, rec, new_state, wave)
                 self._prefetch(self._test_calls(wave, *marks))
@@ -202,6 +204,9 @@ class PlanningMixin(EngineState):
                 continue
             if self.pair_tests.get(pair, 0) >= cfg.tests_per_pair:
                 continue
+            if pair in self.refuted:
+                self.counters["skipped_refuted"] = self.counters.get("skipped_refuted", 0) + 1
+                continue  # the provider's field is another kind (see kinds.KindsMixin)
             if pv.restated and self._known_moot(pair, pv):
                 self.counters["skipped_moot"] = self.counters.get("skipped_moot", 0) + 1
                 continue  # moot again, at no cost (see _moot)
@@ -227,8 +232,15 @@ class PlanningMixin(EngineState):
             free_choice = (
                 placed_here or template_literal is not NO_LITERAL and not self.inputs.checked_form(item.tool, param)
             )
+            # another input filled from the same record (a customer's zip code beside its id): the call checks
+            # them together, so the value cannot be varied alone (see kinds.KindsMixin._kind_probes)
+            tied = tuple(
+                (p, self.values[v].export)
+                for p, v in used.items()
+                if p != param and (self.values[v].call, self.values[v].record) == (pv.call, pv.record)
+            )
             wave.controls.append(
-                ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice)
+                ValueTest(pair, CallInfo(item.node, item.tool, args, rec), vid, control_args, free_choice, tied)
             )
 
     def _mixed_path(self, node: Node, group: str) -> bool:

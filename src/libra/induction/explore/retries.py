@@ -58,7 +58,8 @@ class RetryLedger:
     """What the retries keep apart from the exploration's books (checkpointed with them).
 
     - ``relations``: relations the retries' tests kept that the exploration had not (the exploration's own are
-      looked up too, so no retry tests a relation already known, but none is written there);
+      looked up too, so no retry tests a relation already known, but none is written there), and ``refuted`` the
+      pairs their kind checks refuted (read with the exploration's, written apart: see ``KindsMixin``);
     - ``pair_tests``: tests per (provider, export, consumer, input) the retries ran, capped like the
       exploration's but counted apart, and ``pair_moot``/``moot_values`` their moot tests (``JudgingMixin._moot``);
     - ``seen``: digests of the retry calls run (state, tool, arguments, credit), so none runs twice;
@@ -69,6 +70,7 @@ class RetryLedger:
     """
 
     relations: dict[tuple, Any] = field(default_factory=dict)
+    refuted: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
     pair_tests: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
     pair_moot: dict[tuple[str, str, str, str], int] = field(default_factory=dict)
     moot_values: set[tuple[tuple[str, str, str, str], str]] = field(default_factory=set)

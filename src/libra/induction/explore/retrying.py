@@ -121,11 +121,14 @@ class RetriesMixin(EngineState):
 
     def _run_within(self, tests: Wave, budget: int) -> None:
         """Run side tests (:meth:`~.judging.JudgingMixin._run_tests`) that fit in what is left of the side books'
-        ``budget``: each control may take a second call (the state before a re-stated value's provider), so the
-        tests kept are the first whose calls could not exceed it, however many of them turn out memoised."""
+        ``budget``: each control may take a second call (the state before its value's provider) and a third (the
+        absent value of a kind check, :mod:`.kinds`), so the tests kept are the first whose calls could not exceed
+        it, however many of them turn out memoised; the probes of the kind checks keep within what is left then
+        (:meth:`~.kinds.KindsMixin._probe_room`)."""
         room = max(0, budget - self.retry.counters["executed_calls"])
-        tests.controls = tests.controls[: room // 2]
-        tests.parent_tests = tests.parent_tests[: room - 2 * len(tests.controls)]
+        per_control = 3  # the control, the state before its provider, the absent value of a kind check
+        tests.controls = tests.controls[: room // per_control]
+        tests.parent_tests = tests.parent_tests[: room - per_control * len(tests.controls)]
         if tests.controls or tests.parent_tests:
             self._run_tests(tests)
 
@@ -136,8 +139,9 @@ class RetriesMixin(EngineState):
         are theirs (:meth:`~.calls.CallsMixin.run_many`). The exploration's relations are looked up too (no retry
         tests a relation already known) but never written, so nothing the exploration decides later differs for
         the retries."""
-        books = (self.relations, self.pair_tests, self.pair_moot, self.moot_values, self.counters)
+        books = (self.relations, self.refuted, self.pair_tests, self.pair_moot, self.moot_values, self.counters)
         self.relations = ChainMap(self.retry.relations, books[0])  # type: ignore[assignment]
+        self.refuted = ChainMap(self.retry.refuted, books[1])  # type: ignore[assignment]
         self.pair_tests = self.retry.pair_tests
         self.pair_moot = self.retry.pair_moot
         self.moot_values = self.retry.moot_values
@@ -146,7 +150,7 @@ class RetriesMixin(EngineState):
         try:
             yield
         finally:
-            self.relations, self.pair_tests, self.pair_moot, self.moot_values, self.counters = books
+            self.relations, self.refuted, self.pair_tests, self.pair_moot, self.moot_values, self.counters = books
             self._retrying = False
 
     # ------------------------------------------------------------------------------- other bindings to try
@@ -237,8 +241,8 @@ class RetriesMixin(EngineState):
     ) -> list[tuple[float, PoolValue, Any]]:
         """Up to ``limit`` observed values on the path other than ``ran`` that fit ``param`` and whose (provider,
         export) fits its name at least as well (``sim``), as (similarity, value, argument), ranked as
-        :meth:`~.binding.BindingMixin._best_value` ranks its keys: better name, a tool's value before a sandbox
-        fact, the consumer's own group first, deeper state first, older value first. Values equal to the one that
+        :meth:`~.binding.BindingMixin._best_value` ranks its keys: better name, the consumer's own group first, a
+        tool's value before a sandbox fact, deeper state first, older value first. Values equal to the one that
         ran are no alternative, nor values another input already takes (``taken``)."""
         allowed = self.inputs.allowed(consumer, param)
         keys = [k for s, k in self.inputs.ranked_keys(consumer, param) if s >= sim]
@@ -262,7 +266,7 @@ class RetriesMixin(EngineState):
                     if j in seen:
                         continue
                     seen.add(j)
-                    rank = (allowed[key], key[0] != FIXTURE, self.inputs.same_group_key(key, tool), n.depth, -pv.id)
+                    rank = (allowed[key], self.inputs.same_group_key(key, tool), key[0] != FIXTURE, n.depth, -pv.id)
                     found.append((rank, pv, val))
         found.sort(key=lambda f: f[0], reverse=True)
         return [(f[0][0], f[1], f[2]) for f in found[:limit]]

@@ -21,7 +21,10 @@ from libra.induction.explore.worklist import Item
 from libra.probing.memo import MemoKey, memo_key
 from libra.probing.nodes import Node
 
-__all__ = ["ScheduleMixin", "gate_message", "offered_inputs"]
+__all__ = ["OPEN", "ScheduleMixin", "gate_message", "offered_inputs"]
+
+#: The mark of a state where an offer succeeded, kept among the state's refusals (no refusal reads like it).
+OPEN = "\x00open"
 
 
 def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
@@ -166,13 +169,28 @@ class ScheduleMixin(EngineState):
         return batch
 
     def _budget(self, item: Item) -> tuple[dict[str, int], int]:
-        """The per-tool budget an item's calls are charged to, and its limit."""
+        """The per-tool budget an item's calls are charged to, and its limit.
+
+        An offer of another group's value has a budget of its own (``cross_group_offers_per_tool``), whatever its
+        kind. Why: when several unrelated sources are built together, every value of every source is a candidate
+        for the other sources' inputs of its type; those offers seldom succeed, and charged to the consumer's
+        budget of offers (or of number offers) they spend what its own group's values need -- a module built with
+        two others found a third of the relations it found alone. Apart, a group's own offers get exactly the
+        budget they get when the group is built alone, and the offers across groups still run, on theirs."""
         cfg = self.config
+        if item.fixed and not item.state_test and not self._near(item):
+            return self.per_tool_far, cfg.cross_group_offers_per_tool
         if item.number_offer or item.placement:
             return self.per_tool_numbers, cfg.number_offers_per_tool
         return (
             (self.per_tool, cfg.max_calls_per_tool) if item.fixed else (self.per_tool_probes, cfg.max_probes_per_tool)
         )
+
+    def _near(self, item: Item) -> bool:
+        """Whether every value an item offers belongs to its tool's own group (or the sandbox): see
+        :meth:`~.inputs.InputRules.same_group`."""
+        tool = self.inputs.tools[item.tool]
+        return all(self.inputs.same_group(self.values[v], tool) for _p, v in item.fixed)
 
     def _spent(self, item: Item) -> bool:
         """Whether an item's tool has spent the budget it would be charged to, for good (budgets only grow).
@@ -221,6 +239,11 @@ class ScheduleMixin(EngineState):
             seen = self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {}).setdefault(sig, set())
             seen.add(json.dumps(args, sort_keys=True, default=str))
 
+    def _note_open(self, item: Item) -> None:
+        """Remember that an offer succeeded in its state: the state is open to offers to those inputs
+        (:data:`OPEN`, see :meth:`gated`)."""
+        self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {})[OPEN] = set()
+
     def gated(self, node_id: int, consumer: str, inputs: tuple[str, ...]) -> bool:
         """Whether offers to ``consumer`` in this state can only fail: the state is gated for it.
 
@@ -239,11 +262,19 @@ class ScheduleMixin(EngineState):
         "not authorized", which names nothing, in a state where the user is signed in; that says nothing about a
         path offered to the same tool's file input there (a listing's file offered to a reader). In a state that
         refuses every call, offers to each input meet the refusal in turn, after :data:`GATE_EVIDENCE` of them.
+
+        A state in which an offer to the same inputs succeeded is open, whatever refusals were seen there (nor
+        does it inherit its parent's gate): a refusal that names no value may still be about the value -- a
+        format check ("a plate looks like AB-123-CD") refuses every value of another kind without quoting it, and
+        when several unrelated sources are built together, their values arrive at every input of their type --
+        but a state where some value succeeded is not refusing values whatever they are.
         """
         group = self.catalog[consumer].group
         n: Node | None = self.nodes[node_id]
         while n is not None:
             refused = self.refusals.get((n.id, consumer, inputs))
+            if refused and OPEN in refused:
+                return False
             if refused and any(len(v) >= self.GATE_EVIDENCE for v in refused.values()):
                 return True
             if n.parent is None or n.creator < 0 or self.catalog[self.calls[n.creator].tool].group == group:

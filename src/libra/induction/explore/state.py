@@ -89,6 +89,7 @@ class Explored:
     per_tool: dict[str, int] = field(default_factory=dict)  # offers run per consumer (max_calls_per_tool)
     per_tool_probes: dict[str, int] = field(default_factory=dict)  # probes run per tool (max_probes_per_tool)
     per_tool_numbers: dict[str, int] = field(default_factory=dict)  # number and placed offers run per consumer
+    per_tool_far: dict[str, int] = field(default_factory=dict)  # offers of other groups' values run per consumer
     sweeps: dict[str, int] = field(default_factory=dict)  # sweeps per "provider@depth[@mixed]"
     pair_tests: dict[tuple[str, str, str, str], int] = field(default_factory=dict)  # tests per candidate pair
     # Moot tests per pair, and the (pair, value) they tested (see JudgingMixin._moot)
@@ -102,6 +103,9 @@ class Explored:
     # consumer -> inputs its own rejection said exclude one another (see PlanningMixin._learn_exclusive)
     exclusive: dict[str, Exclusive] = field(default_factory=dict)
     relations: dict[tuple, Relation] = field(default_factory=dict)  # the relations kept, by key
+    # Pairs whose provider field names another kind of record than the consumer's input (see kinds.KindsMixin),
+    # with why: no relation, and neither offered nor tested again.
+    refuted: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
     # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
     retry: RetryLedger = field(default_factory=RetryLedger)
     counters: dict[str, int] = field(default_factory=dict)  # see COUNTERS
@@ -165,6 +169,7 @@ class EngineState:
     per_tool: dict[str, int]
     per_tool_probes: dict[str, int]
     per_tool_numbers: dict[str, int]
+    per_tool_far: dict[str, int]
     sweeps: dict[str, int]
     pair_tests: dict[tuple[str, str, str, str], int]
     pair_moot: dict[tuple[str, str, str, str], int]
@@ -174,6 +179,7 @@ class EngineState:
     refusals: dict[tuple[int, str, tuple[str, ...]], dict[str, set[str]]]
     exclusive: dict[str, Exclusive]
     relations: dict[tuple, Relation]
+    refuted: dict[tuple[str, str, str, str], str]
     retry: RetryLedger
     counters: dict[str, int]
     started: bool

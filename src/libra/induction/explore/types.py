@@ -76,6 +76,9 @@ class ValueTest:
     control_args: dict[str, Any]
     #: a literal input the tool is not known to check (the caller's free choice, text or number), or a placed offer
     free_choice: bool = False
+    #: the call's other inputs that hold a field of the value's own record, with that field's export: (input,
+    #: export) pairs (a consumer may check a record's fields against each other, a customer's id and zip code)
+    tied: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
