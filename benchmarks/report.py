@@ -281,6 +281,34 @@ def _section_generalization() -> list[str]:
     return lines
 
 
+def _section_joint() -> list[str]:
+    lines: list[str] = []
+    joint = _load("joint")
+    if joint:
+        t = joint["total"]
+        lines += [
+            "## Several sources in one build",
+            "",
+            "The unrelated services of `tests/joint/` built one by one and all in one build (defaults, no hints). "
+            "Separate: relations among the service's own tools its own build finds; joint: those the joint build "
+            "finds; kept: the separate build's relations the joint build finds too.",
+            "",
+            "| service | designed | separate | joint | kept | build s alone |",
+            "|---|---|---|---|---|---|",
+        ]
+        for name, m in joint["modules"].items():
+            lines.append(
+                f"| {name} | {m['designed']} | {m['separate']} | {m['joint']} | {m['kept']} | "
+                f"{m['separate_build_s']:.2f} |"
+            )
+        lines += [
+            f"| total | | {t['separate']} | | {t['kept']} ({100 * t['kept_share']:.1f}%) | "
+            f"{t['separate_build_s']:.2f} (joint build {t['joint_build_s']:.2f}) |",
+            "",
+        ]
+    return lines
+
+
 def _section_library() -> list[str]:
     lines: list[str] = []
     libs = _load("library")
@@ -573,6 +601,7 @@ SECTIONS = (
     _section_generalization,
     section_blind,
     section_agentdojo,
+    _section_joint,
     _section_library,
     _section_eval_wall,
     _section_invoke,
