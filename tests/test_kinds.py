@@ -5,7 +5,7 @@ exercised by the ``desk`` catalog of the generalization suite (numbers of three 
 from __future__ import annotations
 
 from libra.induction.explore.controls import control_choices, unseen_number
-from libra.induction.explore.kinds import refusal_signature, value_form
+from libra.induction.explore.kinds import counter_like, refusal_signature, value_form
 
 
 def test_refusals_of_different_values_compare_equal_when_they_say_the_same():
@@ -38,3 +38,8 @@ def test_a_control_number_names_no_record_the_sandbox_showed():
     assert got[0] == 6 and 2 not in got
     # a string input keeps its placeholder first; the unseen number is for whole numbers only
     assert control_choices("name", {"type": "string"}, "x", unseen=6)[0] == "libra_control_value"
+
+
+def test_a_counter_reads_as_a_number():
+    assert counter_like(7) and counter_like("12") and not counter_like(True)
+    assert not counter_like("a7") and not counter_like("") and not counter_like("1234567890") and not counter_like(2.0)

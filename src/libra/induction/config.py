@@ -27,8 +27,9 @@ class BuildConfig:
     max_calls_per_tool: int = 400  # candidate-binding work items executed per tool
     # ...of values from another tool group (another app, class or module), on a budget of their own: a separate
     # source's values seldom fit, and must not take the offers a consumer's own group's values need (a build of
-    # several unrelated modules then spends on each module's values what its own build would).
-    cross_group_offers_per_tool: int = 400
+    # several unrelated modules then spends on each module's values what its own build would). A quarter of the
+    # own budget: the candidates are ranked by name fit, and the few that fit come first.
+    cross_group_offers_per_tool: int = 100
     max_probes_per_tool: int = 300  # unbound probes (a template re-run from a new state) executed per tool
     max_calls: int = DEFAULT_MAX_CALLS  # executed invocations in total (memo hits are free)
     # Executed invocations the retries of failed calls may add, on top of max_calls (None: a share of it, see

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from libra.induction.explore.kinds import KindsMixin, Pending
+from libra.induction.explore.kinds import KindsMixin, Pending, counter_like
 from libra.induction.explore.types import Call, PoolValue, SweepTest, ValueTest, Wave
 from libra.induction.judges import Run, judge_compatibility, judge_provenance, judge_state, produced_something
 from libra.library.artifact import Relation
@@ -66,9 +66,10 @@ class JudgingMixin(KindsMixin):
         use it before the change: so the batch of a control of such a value also runs the consumer's call from the
         state before the provider (:meth:`_predates`). A provider that re-stated a value already known on its path
         is not its source where that call succeeds (an earlier record with the same name is what the consumer
-        found: a sign-in that happens to use a file's name as a user name); a value new on the path is not where
-        that call succeeds with something to show (a file's new number that is also an existing event's number:
-        the event was there before the file). Either test is moot.
+        found: a sign-in that happens to use a file's name as a user name); a counter's number new on the path
+        (:func:`~.kinds.counter_like`) is not where that call succeeds with something to show (a file's new number
+        that is also an existing event's number: the event was there before the file). Either test is moot. Other
+        new values (a fresh id, a new name) cannot name a record the provider did not make, and get no such call.
 
         The relations the judges admit are then checked against the other values of their provider's field
         (:meth:`~.kinds.KindsMixin._confirm_kinds`) before they are kept.
@@ -79,7 +80,7 @@ class JudgingMixin(KindsMixin):
         for idx, t in enumerate(controls):
             pv = self.values[t.vid]
             vnode = self.nodes[pv.node]
-            if vnode.parent is not None and vnode.creator == pv.call:
+            if vnode.parent is not None and vnode.creator == pv.call and (pv.restated or counter_like(pv.value)):
                 restated.append(idx)
                 calls.append((self.nodes[vnode.parent].state, t.use.tool, t.use.args))
         why = (

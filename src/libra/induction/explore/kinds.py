@@ -41,7 +41,7 @@ from libra.induction.explore.values import record_of, spread
 from libra.library.artifact import Relation
 from libra.probing.paths import canonical_path
 
-__all__ = ["KindsMixin", "Pending", "refusal_signature", "value_form"]
+__all__ = ["KindsMixin", "Pending", "counter_like", "refusal_signature", "value_form"]
 
 #: A relation the judges admitted, waiting for its kind check: (its test, the control's record, the relation).
 Pending = tuple[ValueTest, dict[str, Any], Relation]
@@ -73,6 +73,18 @@ def refusal_signature(message: str | None, value: Any) -> str | None:
     for t in _texts(value):
         text = re.sub(rf"(?<![\w.]){re.escape(t)}(?![\w])", "\x00", text)
     return " ".join(text.lower().split())
+
+
+def counter_like(value: Any) -> bool:
+    """Whether a value reads as a counter's number: a whole number, or a short string of digits (``"7"``).
+
+    Why: a counter's next number is, most often, a number another kind's counter has already given, so a value a
+    creation returns may name an existing record of another kind; a fresh id or a new name does not."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return True
+    return isinstance(value, str) and 0 < len(value) <= 9 and value.isdigit()
 
 
 _RUNS = re.compile(r"[0-9]+|[^\W\d_]+")
