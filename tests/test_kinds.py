@@ -5,7 +5,7 @@ exercised by the ``desk`` catalog of the generalization suite (numbers of three 
 from __future__ import annotations
 
 from libra.induction.explore.controls import control_choices, unseen_number
-from libra.induction.explore.kinds import counter_like, refusal_signature, value_form
+from libra.induction.explore.kinds import counter_like, naming_signature, refusal_signature, value_form
 
 
 def test_refusals_of_different_values_compare_equal_when_they_say_the_same():
@@ -43,3 +43,11 @@ def test_a_control_number_names_no_record_the_sandbox_showed():
 def test_a_counter_reads_as_a_number():
     assert counter_like(7) and counter_like("12") and not counter_like(True)
     assert not counter_like("a7") and not counter_like("") and not counter_like("1234567890") and not counter_like(2.0)
+
+
+def test_only_a_refusal_of_the_value_by_itself_is_a_reference():
+    assert naming_signature("no meeting 12", 12, {"note": "x"}) == "no meeting \x00"
+    # a refusal that does not quote the value is about something else (another input's record)
+    assert naming_signature("card 1 not found.", "zed", {"card_id": 1}) is None
+    # one that quotes another input's text too is about the combination
+    assert naming_signature("'alice' is not assigned to card 12.", 12, {"username": "alice"}) is None

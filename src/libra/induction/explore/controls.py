@@ -156,12 +156,18 @@ class ControlsMixin(EngineState):
         return None
 
     def absent_value(self, consumer: str, param: str, observed: Any, lineage: list[Node]) -> Any | None:
-        """A value of ``param``'s form that no call produced: the first constructed control choice (the string
-        placeholder, the number past every number of the input's kinds, a sentinel) that fits the input, or None.
-        What a consumer does with it is what it does with a value that names nothing (see :mod:`.kinds`)."""
+        """A value of ``param``'s form that no call produced: the first of the string placeholder, the number past
+        every number of the input's kinds and a sentinel that fits the input, or None. What a consumer does with it
+        is what it does with a value that names nothing (see :mod:`.kinds`), and none a call on the path showed.
+        The proposer's ordinary literals are no such value: a common user name or a small number may well name a
+        record."""
         tool = self.catalog[consumer]
+        schema = tool.param_schema(param)
         unseen = self._unseen(consumer, param, observed, lineage)
-        for lit in control_choices(param, tool.param_schema(param), observed, (), NO_LITERAL, unseen):
+        known = [n.known for n in lineage]
+        for lit in ("libra_control_value", unseen, sentinel_for(schema)):
+            if lit is None or lit == observed or any(json.dumps(lit, sort_keys=True) in k for k in known):
+                continue  # (a placeholder an earlier call took, and handed back, may now name a record)
             if self.fits.as_passed(tool, param, lit) is not None:
                 return lit
         return None

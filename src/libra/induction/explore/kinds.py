@@ -11,7 +11,8 @@ another kind gives, sooner or later, a value it has never heard of.
 The rule (:meth:`KindsMixin._confirm_kinds`): before a value relation the judges admit is kept, the consumer's
 call is made again with other values the provider's field showed in the very state the consumer ran in (the same
 call, only that input changed), and compared with its call with an *absent* value, one no call produced (the
-test's own control when it was such a value and was refused, else a call made for it). If the consumer refuses
+test's own control when it was such a value and was refused, else a call made for it), when the consumer refuses
+that value by itself (:func:`naming_signature`: the refusal quotes it and no other input). If the consumer refuses
 one of the provider's values of the tested value's form exactly as it refuses the absent one
 (:func:`refusal_signature`: the same refusal, the value's own text aside), it treats a value the provider showed in
 that state as naming nothing: the field is not the consumer's kind, the pair is refuted (no relation, and no more
@@ -41,7 +42,7 @@ from libra.induction.explore.values import record_of, spread
 from libra.library.artifact import Relation
 from libra.probing.paths import canonical_path
 
-__all__ = ["KindsMixin", "Pending", "counter_like", "refusal_signature", "value_form"]
+__all__ = ["KindsMixin", "Pending", "counter_like", "naming_signature", "refusal_signature", "value_form"]
 
 #: A relation the judges admitted, waiting for its kind check: (its test, the control's record, the relation).
 Pending = tuple[ValueTest, dict[str, Any], Relation]
@@ -73,6 +74,23 @@ def refusal_signature(message: str | None, value: Any) -> str | None:
     for t in _texts(value):
         text = re.sub(rf"(?<![\w.]){re.escape(t)}(?![\w])", "\x00", text)
     return " ".join(text.lower().split())
+
+
+def naming_signature(message: str | None, value: Any, others: dict[str, Any]) -> str | None:
+    """:func:`refusal_signature` of a refusal that is about ``value`` alone, else None: one that quotes the value
+    (``"no meeting 12"``) and none of the call's other text inputs (``others``: ``"'alice' is not assigned to card
+    12"`` is about the pair, and so is a refusal any value of the input would meet with those others).
+
+    Why: only a refusal of a value by itself says what the consumer does with a value that names nothing; one that
+    does not quote it may be about another input ("card 1 not found" while a user name is varied), and one that
+    quotes another input's value too is about their combination, which an existing record can fail as well."""
+    sig = refusal_signature(message, value)
+    if sig is None or "\x00" not in sig:
+        return None
+    for other in others.values():
+        if isinstance(other, str) and len(other.strip()) >= 3 and other.strip().lower() in sig:
+            return None
+    return sig
 
 
 def counter_like(value: Any) -> bool:
@@ -192,37 +210,42 @@ class KindsMixin(EngineState):
 
     def _references(self, pending: Sequence[Pending]) -> list[tuple[Any, str] | None]:
         """Per test, the absent value and the signature of the consumer's refusal of it, or None when there is no
-        absent value or the consumer does not refuse it with a message (it takes anything: nothing to compare).
+        absent value or the consumer does not refuse it by itself (:func:`naming_signature`: it takes anything, or
+        its refusal is about another input, and there is nothing to compare).
 
-        A test whose control replaced the input with a literal that the consumer refused has its reference
-        already; the others get a call with an absent value (:meth:`~.controls.ControlsMixin.absent_value`), all
-        in one batch."""
+        A test whose control replaced the input with the absent value itself has its reference already; the others
+        get a call with it (:meth:`~.controls.ControlsMixin.absent_value`), all in one batch. (A control of another
+        literal is no reference: an ordinary literal -- a common user name, a small number -- may name a record.)"""
         out: list[tuple[Any, str] | None] = []
         calls: list[Call] = []
         asked: list[tuple[int, Any]] = []
         for i, (t, ctl, _rel) in enumerate(pending):
             param = t.pair[3]
             out.append(None)
-            if param in t.control_args and self._classify(t.use.tool, ctl) == "failure":
-                lit = t.control_args[param]
-                sig = refusal_signature(rejection_message(ctl), lit)
-                out[i] = None if sig is None else (lit, sig)
-                continue
+            others = {k: v for k, v in t.use.args.items() if k != param}
             absent = self.absent_value(t.use.tool, param, t.use.args.get(param), self._lineage(t.use.node))
+            if absent is not None and param in t.control_args and t.control_args[param] == absent:
+                if self._classify(t.use.tool, ctl) == "failure":
+                    sig = naming_signature(rejection_message(ctl), absent, others)
+                    out[i] = None if sig is None else (absent, sig)
+                continue
             if absent is not None:
                 asked.append((i, absent))
                 calls.append((self.nodes[t.use.node].state, t.use.tool, {**t.use.args, param: absent}))
         for (i, absent), (rec, _state) in zip(asked, self.run_many(calls, "kinds") if calls else []):
             t = pending[i][0]
             if self._classify(t.use.tool, rec) == "failure":
-                sig = refusal_signature(rejection_message(rec), absent)
+                others = {k: v for k, v in t.use.args.items() if k != t.pair[3]}
+                sig = naming_signature(rejection_message(rec), absent, others)
                 out[i] = None if sig is None else (absent, sig)
         return out
 
     def _kind_probes(self, t: ValueTest) -> list[dict[str, Any]]:
         """Other values of the tested provider field, shown in the state the consumer ran in, as the arguments
         that replace the tested one in the consumer's call: every value of that field in the records of the
-        provider's calls made there (not only the few a call contributes to the pool), spread over them
+        provider's call that gave the tested value (not only the few a call contributes to the pool; other calls
+        of the provider may list another scope -- another channel's messages -- that the consumer's other inputs
+        do not reach), spread over them
         (:data:`KIND_PROBES`), the tested value and values that do not fit the input left out. An input the call
         filled with another field of the tested value's own record (``ValueTest.tied``: a customer's zip code
         beside its id, which the consumer checks together) takes that field of each probe's record, so a probe
@@ -237,23 +260,22 @@ class KindsMixin(EngineState):
         seen = {json.dumps(t.use.args.get(param), sort_keys=True, default=str)}
         found: list[dict[str, Any]] = []
         group = self.inputs.group_of[t.use.tool].lower()
-        for call in sorted({self.values[v].call for v in node.by_key.get((pv.tool, pv.export), ())}):
-            for fields, for_group in self._records_of(call):
-                if pv.export not in fields or (for_group and for_group != group):
-                    continue  # (a record its listing labels as another group's is meant for that group)
-                arg = self.fits.as_passed(tool, param, fields[pv.export])
-                key = json.dumps(arg, sort_keys=True, default=str)
-                if arg is None or key in seen:
-                    continue
-                override = {param: arg}
-                for other, export in t.tied:
-                    sibling = self.fits.as_passed(tool, other, fields.get(export)) if export in fields else None
-                    if sibling is None:
-                        break
-                    override[other] = sibling
-                else:
-                    seen.add(key)
-                    found.append(override)
+        for fields, for_group in self._records_of(pv.call):
+            if pv.export not in fields or (for_group and for_group != group):
+                continue  # (a record its listing labels as another group's is meant for that group)
+            arg = self.fits.as_passed(tool, param, fields[pv.export])
+            key = json.dumps(arg, sort_keys=True, default=str)
+            if arg is None or key in seen:
+                continue
+            override = {param: arg}
+            for other, export in t.tied:
+                sibling = self.fits.as_passed(tool, other, fields.get(export)) if export in fields else None
+                if sibling is None:
+                    break
+                override[other] = sibling
+            else:
+                seen.add(key)
+                found.append(override)
         return [found[i] for i in spread(len(found), self.KIND_PROBES)]
 
     def _records_of(self, call_id: int) -> list[tuple[dict[str, Any], str]]:
