@@ -171,14 +171,18 @@ class ScheduleMixin(EngineState):
     def _budget(self, item: Item) -> tuple[dict[str, int], int]:
         """The per-tool budget an item's calls are charged to, and its limit.
 
-        An offer of another group's value has a budget of its own (``cross_group_offers_per_tool``), whatever its
-        kind. Why: when several unrelated sources are built together, every value of every source is a candidate
-        for the other sources' inputs of its type; those offers seldom succeed, and charged to the consumer's
-        budget of offers (or of number offers) they spend what its own group's values need -- a module built with
-        two others found a third of the relations it found alone. Apart, a group's own offers get exactly the
-        budget they get when the group is built alone, and the offers across groups still run, on theirs."""
+        An offer of another group's value has a budget of its own (``cross_group_offers_per_tool``; its number and
+        placed offers stop within it at ``number_offers_per_tool``, what all of a tool's number offers had before
+        groups were told apart). Why: when several unrelated sources are built together, every value of every
+        source is a candidate for the other sources' inputs of its type; those offers seldom succeed, and charged
+        to the consumer's budget of offers (or of number offers) they spend what its own group's values need -- a
+        module built with two others found a third of the relations it found alone. Apart, a group's own offers
+        get exactly the budget they get when the group is built alone, and the offers across groups still run, on
+        theirs."""
         cfg = self.config
         if item.fixed and not item.state_test and not self._near(item):
+            if item.number_offer or item.placement:
+                return self.per_tool_far, min(cfg.cross_group_offers_per_tool, cfg.number_offers_per_tool)
             return self.per_tool_far, cfg.cross_group_offers_per_tool
         if item.number_offer or item.placement:
             return self.per_tool_numbers, cfg.number_offers_per_tool
