@@ -52,8 +52,6 @@ class PlanningMixin(EngineState):
             self._poll_calls()
             outcome = self._classify(item.tool, rec)
             if outcome == "success":
-                if item.fixed:
-                    self._note_open(item)
                 marks = (len(wave.controls), len(wave.sweeps), len(wave.parent_tests))
                 self._on_success(item, args, used, rec, new_state, wave)
                 self._prefetch(self._test_calls(wave, *marks))

@@ -21,10 +21,7 @@ from libra.induction.explore.worklist import Item
 from libra.probing.memo import MemoKey, memo_key
 from libra.probing.nodes import Node
 
-__all__ = ["OPEN", "ScheduleMixin", "gate_message", "offered_inputs"]
-
-#: The mark of a state where an offer succeeded, kept among the state's refusals (no refusal reads like it).
-OPEN = "\x00open"
+__all__ = ["ScheduleMixin", "gate_message", "offered_inputs"]
 
 
 def gate_message(message: str | None, args: dict[str, Any]) -> str | None:
@@ -243,11 +240,6 @@ class ScheduleMixin(EngineState):
             seen = self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {}).setdefault(sig, set())
             seen.add(json.dumps(args, sort_keys=True, default=str))
 
-    def _note_open(self, item: Item) -> None:
-        """Remember that an offer succeeded in its state: the state is open to offers to those inputs
-        (:data:`OPEN`, see :meth:`gated`)."""
-        self.refusals.setdefault((item.node, item.tool, offered_inputs(item)), {})[OPEN] = set()
-
     def gated(self, node_id: int, consumer: str, inputs: tuple[str, ...]) -> bool:
         """Whether offers to ``consumer`` in this state can only fail: the state is gated for it.
 
@@ -266,19 +258,11 @@ class ScheduleMixin(EngineState):
         "not authorized", which names nothing, in a state where the user is signed in; that says nothing about a
         path offered to the same tool's file input there (a listing's file offered to a reader). In a state that
         refuses every call, offers to each input meet the refusal in turn, after :data:`GATE_EVIDENCE` of them.
-
-        A state in which an offer to the same inputs succeeded is open, whatever refusals were seen there (nor
-        does it inherit its parent's gate): a refusal that names no value may still be about the value -- a
-        format check ("a plate looks like AB-123-CD") refuses every value of another kind without quoting it, and
-        when several unrelated sources are built together, their values arrive at every input of their type --
-        but a state where some value succeeded is not refusing values whatever they are.
         """
         group = self.catalog[consumer].group
         n: Node | None = self.nodes[node_id]
         while n is not None:
             refused = self.refusals.get((n.id, consumer, inputs))
-            if refused and OPEN in refused:
-                return False
             if refused and any(len(v) >= self.GATE_EVIDENCE for v in refused.values()):
                 return True
             if n.parent is None or n.creator < 0 or self.catalog[self.calls[n.creator].tool].group == group:
