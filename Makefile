@@ -17,7 +17,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test,docs,plot,openai,scitooleval,bigtool,ray]'
+	$(BIN)/pip install --quiet -e '.[test,docs,onnx,plot,openai,scitooleval,bigtool,ray]'
 	# bfcl-eval's declared dependencies pull GBs of CUDA torch; its data and backends need only mpmath.
 	$(BIN)/pip install --quiet --no-deps 'bfcl-eval==2026.3.23' 'mpmath>=1.3,<2'
 	# agentdojo declares every LLM vendor's client; its task suites need only these (see libra.benchmarks.agentdojo).
