@@ -737,9 +737,11 @@ class Mail:
 def test_a_free_text_literal_shows_no_compatibility():
     """A subject and body the template fills with literals and the tool never checks are the caller's free choice,
     text as much as numbers (fix A): the inbox's subject sent as a subject succeeds, and so does the template's own
-    subject, which shows only that any text will do. A known sandbox subject makes the call take the inbox's."""
+    subject, which shows only that any text will do. A known sandbox subject makes the call take the inbox's. The
+    recipient is no provenance either: the control's address is a realistic one (the value generator draws an
+    e-mail for an input documented as an address), and any address will do."""
     e = _edges(_build(Mail, fixtures={"subject": "Status", "body": "All fine."}))
-    assert ("Mail.read_inbox", "Mail.send_email", "provenance", "sender", "recipient") in e, sorted(e)
+    assert ("Mail.read_inbox", "Mail.send_email", "provenance", "sender", "recipient") not in e, sorted(e)
     assert not any(r[:2] == ("Mail.read_inbox", "Mail.send_email") and r[4] in ("subject", "body") for r in e), sorted(
         e
     )
