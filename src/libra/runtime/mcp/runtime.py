@@ -271,6 +271,11 @@ class McpRuntime:
 
         return sandbox.weakest(c.isolation for c in self._every if c.isolation is not None)
 
+    def server_versions(self) -> dict[str, str | None]:
+        """Each server's version as it reported it when it started (None: it reported none), by server name: part
+        of what a library records its tools were built from."""
+        return {name: conn.server_version for name, conn in self._conns.items()}
+
     @property
     def restarts(self) -> int:
         """Server starts beyond each server's first (after restores, crashes and hangs)."""
