@@ -101,3 +101,35 @@ def test_a_replaced_library_is_served_from_the_next_requests_on(two_libraries, t
     assert proc.stderr is not None
     log = proc.stderr.read()
     assert f"now serving {served} version {new}" in log and "Traceback" not in log
+
+
+def _wait(condition, seconds: float = 120.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_file_that_cannot_be_loaded_leaves_the_old_library_serving(two_libraries, tmp_path, monkeypatch):
+    from libra.serve.opening import searcher_opener
+    from libra.serve.reload import LiveLibrary
+    from libra.serve.server import SearcherLoading
+
+    first, second, cache = two_libraries
+    monkeypatch.setenv("LIBRA_CACHE_DIR", str(cache))
+    served = tmp_path / "served.json"
+    shutil.copy(first, served)
+    said: list[str] = []
+    open_ = searcher_opener(served)
+    live = LiveLibrary(served, SearcherLoading.opened(open_()), open_, said.append, check_every_s=0.0)
+    assert live.current()[1].sha256 == _sha(first)
+    served.write_bytes(first.read_bytes()[: len(first.read_bytes()) // 2])  # a copy caught half way, in place
+    live.current()
+    _wait(lambda: said)
+    assert "cannot be loaded, still serving" in said[0] and live.current()[1].sha256 == _sha(first)
+    assert live.current()[0].result().search(QUERY, 3)  # the old searcher still answers
+    staged = tmp_path / "staged.json"
+    shutil.copy(second, staged)
+    os.replace(staged, served)
+    _wait(lambda: live.current()[1].sha256 == _sha(second))
+    assert live.swaps == 1 and said[-1].startswith(f"now serving {served} version {_sha(second)}")
