@@ -11,8 +11,9 @@ Given the library a catalog was built into before and the fingerprints of the bu
 Some unchanged tools are built again all the same (:func:`stale_tools`), because what the old build concluded
 about their pairs rested on a tool that changed: when tools were added, a tool the old build never called
 successfully (a new tool may be what it was waiting for: removing a sign-in and adding it back must find the
-cart's relations again), and a tool a removed or changed tool had a state relation to (it succeeded in states
-that tool made). A changed tool alone re-tests only its own pairs, and those of the tools it gated.
+cart's relations again), and a tool a removed tool had a state relation to (it succeeded in states that tool
+made, which no call can make now). A changed tool re-tests only its own pairs: its state relations to others are
+among them.
 
 Evidence is reusable only when it would be found again: a build option that decides what a build finds, or a
 part of the starting state both builds have, that changed refuses the update (one line saying which), and the
@@ -40,7 +41,7 @@ def stale_tools(old: Library, changes: CatalogChanges) -> list[str]:
     if changes.added:
         health = old.stats.get("health") if isinstance(old.stats.get("health"), dict) else {}
         stale |= unchanged & set(health.get("tools_never_succeeded") or [])
-    gone = set(changes.removed) | set(changes.changed)
+    gone = set(changes.removed)
     stale |= {r.consumer for r in old.relations if r.kind == "state" and r.provider in gone} & unchanged
     return sorted(stale)
 
