@@ -364,7 +364,6 @@ class Connection:
         self.pids: list[int] = []  # every process this connection started (tests check none is left)
         self.starts = 0
         self.protocol: str | None = None  # the protocol version negotiated at the last start
-        self.server_version: str | None = None  # the version the server reported at the last start
         self.dirty = False  # whether its memory holds calls since its start (kept by the runtime)
         self.isolation: str | None = None  # network isolation of the last start ("namespace" / "allowed")
         self._jobs: asyncio.Queue[Any] | None = None
@@ -490,8 +489,7 @@ class Connection:
         client = await stack.enter_async_context(
             client_cls(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
         )
-        self.protocol = client.protocol_version
-        self.server_version = getattr(client.server_info, "version", None)
+        self.protocol, self.server_version = client.protocol_version, getattr(client.server_info, "version", None)
         self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
         return client
 

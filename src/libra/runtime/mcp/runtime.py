@@ -274,7 +274,8 @@ class McpRuntime:
     def server_versions(self) -> dict[str, str | None]:
         """Each server's version as it reported it when it started (None: it reported none), by server name: part
         of what a library records its tools were built from."""
-        return {name: conn.server_version for name, conn in self._conns.items()}
+        # (a connection learns it when its server starts, as it learns the protocol version)
+        return {name: getattr(conn, "server_version", None) for name, conn in self._conns.items()}
 
     @property
     def restarts(self) -> int:
