@@ -26,7 +26,7 @@ SHOP = ROOT / "tests" / "fixtures" / "shop_tools.py"
 def _libra(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'src'}{os.pathsep}{ROOT}", "LIBRA_CACHE_DIR": str(cwd / "cache")}
     return subprocess.run(
-        [sys.executable, "-m", "libra.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "libra.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900
     )
 
 
@@ -34,6 +34,11 @@ def _build(cwd: Path, out: str, *extra: str) -> subprocess.CompletedProcess[str]
     done = _libra("build", "--tools", "shop.py", "--out", out, "--workers", "1", "--quiet", *extra, cwd=cwd)
     assert done.returncode == 0, done.stderr + done.stdout
     return done
+
+
+def _words(done: subprocess.CompletedProcess[str]) -> str:
+    """The command's output with its lines joined (the terminal width wraps long lines)."""
+    return " ".join(done.stdout.split())
 
 
 def _edges(path: Path) -> list[tuple]:
@@ -69,11 +74,11 @@ def test_a_library_records_its_fingerprints_and_one_without_them_still_loads(sho
 
 def test_show_names_the_tools_changed_since_the_build(shop: Path) -> None:
     same = _libra("show", "full.json", "--tools", "shop.py", cwd=shop)
-    assert "no tools changed since this library was built" in same.stdout
+    assert "no tools changed since this library was built" in _words(same)
     _edit(shop / "shop.py", "Show the title and price of a product.", "Show a product's title and its price.")
     _edit(shop / "shop.py", 'return {"order_id": order_id', 'return {"order_id": order_id, "note": "ok"')
     shown = _libra("show", "full.json", "--tools", "shop.py", "--json", "show.json", cwd=shop)
-    assert "2 tools changed since this library was built (changed: checkout, get_product)" in shown.stdout
+    assert "2 tools changed since this library was built (changed: checkout, get_product)" in _words(shown)
     assert json.loads((shop / "show.json").read_text())["changes"]["changed"] == ["checkout", "get_product"]
 
 
@@ -126,3 +131,36 @@ def test_update_refuses_a_missing_library_before_any_work(tmp_path: Path) -> Non
     done = _libra("build", "--tools", "shop.py", "--out", "x.json", "--update", "nothere.json", cwd=tmp_path)
     assert done.returncode == 2 and "no library file at nothere.json" in done.stderr + done.stdout
     assert not (tmp_path / "x.json").exists()
+
+
+NOTES = ROOT / "tests" / "mcp_servers" / "signin_server.py"
+
+
+def _server_table(name: str) -> str:
+    return (
+        f'[[mcp]]\nname = "{name}"\ncommand = {json.dumps(sys.executable)}\nargs = {json.dumps([str(NOTES)])}\n'
+        f'env = {{ NOTES_DIR = "{{sandbox}}/{name}" }}\nstate = "process"\n'
+    )
+
+
+def test_a_server_added_to_a_project_is_the_only_thing_built(tmp_path: Path) -> None:
+    """Real MCP servers: the project gains a second server; show names its tools, --update builds only them."""
+    account = '[fixtures]\nusername = "alice"\npassword = "wonderland"\n'
+    (tmp_path / "one.toml").write_text(_server_table("notes") + account)
+    (tmp_path / "two.toml").write_text(_server_table("notes") + _server_table("diary") + account)
+    budget = ("--max-calls", "300", "--max-depth", "2")  # (servers are slow to restart: a small build)
+    done = _libra("build", "--config", "one.toml", "--out", "one.json", "--quiet", *budget, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    prints = Library.load(tmp_path / "one.json").fingerprints
+    assert prints is not None and prints["start"]["sandbox template"] == "none"
+    shown = _libra("show", "one.json", "--config", "two.toml", cwd=tmp_path)
+    assert "4 tools changed since this library was built (added: diary.add_note, diary.read_note" in _words(shown)
+    done = _libra(
+        "build", "--config", "two.toml", "--out", "two.json", "--quiet", *budget, "--update", "one.json", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    two, one = Library.load(tmp_path / "two.json"), Library.load(tmp_path / "one.json")
+    update = two.stats["update"]
+    assert len(update["added"]) == 4 and update["changed"] == [] and update["relations_kept"] == len(one.relations)
+    assert one.relations and {r.key for r in one.relations} <= {r.key for r in two.relations}
+    assert any(r.provider == "diary.sign_in" and r.consumer == "diary.add_note" for r in two.relations)
