@@ -357,7 +357,9 @@ def _build_on(
         contracts = summary.contracts
         t_contracts = time.perf_counter() - t0
         candidates = candidate_compositions(catalog, contracts)
-        tested = plan.focus_candidates(candidates) if plan else candidates
+        # (an update offers values along every candidate, as a build does: an unchanged tool upstream of a changed
+        # one needs its own inputs to produce what the changed one consumes; only the tests are focused)
+        n_tested = len(plan.focus_candidates(candidates)) if plan else len(candidates)
         embedder = get_embedder(opts.embedder)
         encoder = FieldEncoder(embedder)
         names = {c.provider_field for c in candidates} | {c.consumer_input for c in candidates} | set(fixtures)
@@ -366,7 +368,7 @@ def _build_on(
             catalog,
             runtime,
             contracts,
-            tested,
+            candidates,
             _cached(encoder.similarity),
             opts.config,
             fixtures=fixtures,
@@ -376,8 +378,7 @@ def _build_on(
         cleanup.append(engine)
         # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
         stored = candidate_table(candidates, catalog.names, encoder.similarity)
-        n_tested = len(tested)
-        del candidates, tested
+        del candidates
         identity = _identity(
             catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures
         ) + (f"-update-{digest(plan.changes.to_dict())}" if plan else "")

@@ -5,7 +5,8 @@ Given the library a catalog was built into before and the fingerprints of the bu
 
 - keeps the contracts of unchanged tools and proposes and checks only those of new and changed tools;
 - explores as a build does, but tests only pairs with a new or changed tool on either side (the engine's
-  ``focus``): values and states of unchanged tools are still produced, since new tools consume them;
+  ``focus``): values and states of unchanged tools are still produced and offered along every candidate, since
+  new tools consume them (a card registered with a sign-in's token is what a changed booking tool needs);
 - keeps every relation between two unchanged tools with its evidence, and drops those of removed tools.
 
 Some unchanged tools are built again all the same (:func:`stale_tools`), because what the old build concluded
