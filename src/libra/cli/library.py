@@ -140,15 +140,19 @@ def build_cmd(
     ),
     no_resume: bool = opts.no_resume_option(),
     quiet: bool = opts.quiet_option(),
+    update: Path | None = opts.update_option(),
 ) -> None:
     """Build the executable library: contracts, candidate compositions, counterfactual tests.
 
     Of a benchmark, of your own Python tools (--tools, repeatable) or of a project file (--config). Options given on the
-    command line win over the project file's build table.
+    command line win over the project file's build table. With --update LIB, only the tools that changed since LIB
+    was built are built again; the relations between the others are kept with their evidence.
     """
     from libra.induction.build import BuildOptions, build_library
     from libra.induction.explore.engine import BuildConfig
+    from libra.library.artifact import Library
 
+    old = Library.load(update) if update is not None else None  # (a bad library ends the command before any work)
     bench = _build_target(benchmark, tools, config)
     v = _with_project_options(ctx, config)
     prop = _proposer(bench, v["proposer"], v["llm_base_url"], v["llm_model"], v["llm_cache"], v["llm_concurrency"])
@@ -163,8 +167,9 @@ def build_cmd(
         resume=not v["no_resume"],
         progress=not v["quiet"],
     )
-    lib = build_library(bench, out, build_opts, log=lambda m: console.print(m, style="dim", markup=False))
+    lib = build_library(bench, out, build_opts, log=lambda m: console.print(m, style="dim", markup=False), update=old)
     _print_lines([summary_line(bench.name, lib.stats)])
+    _print_update(lib.stats.get("update"))
     health = lib.stats.get("health")
     if isinstance(health, dict) and health:
         _print_lines(health_lines(health, with_warning=False))  # the build printed its warning on stderr
@@ -210,12 +215,31 @@ def _print_lines(lines: list[str]) -> None:
         console.print(line, markup=False, highlight=False)
 
 
+def _print_update(update: Any) -> None:
+    """What an update rebuilt and what it kept (nothing for a build that was not one)."""
+    if not isinstance(update, dict):
+        return
+    if update.get("refused"):
+        _print_lines([f"update refused, everything built again: {update['refused']}"])
+        return
+    _print_lines(
+        [
+            f"update: {update.get('count', 0)} tools added, removed or changed; pairs re-tested "
+            f"{update.get('pairs_retested', 0):,}, kept {update.get('pairs_kept', 0):,}; relations kept "
+            f"{update.get('relations_kept', 0):,}"
+        ]
+    )
+
+
 def show_cmd(
     library: Path = opts.library_arg(),
     json_path: Path | None = opts.json_option("write {stats, meta, edges} as JSON"),
     definitions: str | None = opts.definitions_option(),
+    tools: list[str] | None = opts.tools_option("compare with these tools: which changed since the library was built"),
+    config: Path | None = opts.config_option("compare with this project file's tools: which changed since the build"),
 ) -> None:
-    """Print a library's relations, grouped by the tool that needs them, and the build's health.
+    """Print a library's relations, grouped by the tool that needs them, and the build's health (with --tools or
+    --config: which tools changed since it was built).
 
     With --definitions, print its tools' definitions for an agent client's request instead (see libra retrieve
     --format).
@@ -223,13 +247,18 @@ def show_cmd(
     from libra.library.artifact import Library
 
     lib = Library.load(library)
+    changes = _changes_since(lib, tools, config) if tools or config else None
     if definitions:
         import json
 
         from libra.search.formats import definitions as tool_definitions
 
-        tools = list(lib.catalog)
-        names, about, schemas = [t.name for t in tools], [t.description for t in tools], [t.parameters for t in tools]
+        tools_ = list(lib.catalog)
+        names, about, schemas = (
+            [t.name for t in tools_],
+            [t.description for t in tools_],
+            [t.parameters for t in tools_],
+        )
         found = tool_definitions(definitions, names, about, schemas)
         print(json.dumps(found, ensure_ascii=False), flush=True)
         if json_path:
@@ -245,9 +274,27 @@ def show_cmd(
     if isinstance(health, dict) and health:
         lines += health_lines(health)
     lines += server_lines(lib.stats.get("mcp_servers"))
+    if changes is not None:
+        lines.append(changes.summary())
     _print_lines(lines)
     if json_path:
-        atomic_write_json(json_path, {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()})
+        doc = {"stats": lib.stats, "meta": lib.meta, "edges": lib.edges_json()}
+        if changes is not None:
+            doc["changes"] = changes.to_dict()
+        atomic_write_json(json_path, doc)
+
+
+def _changes_since(lib: Any, tools: list[str] | None, config: Path | None) -> Any:
+    """How the tools given differ from those ``lib`` was built from (:class:`CatalogChanges`)."""
+    from libra.induction.fingerprints import tool_fingerprints
+    from libra.library.fingerprints import BuildFingerprints
+
+    if lib.fingerprints is None:
+        raise ConfigError(
+            "this library records no fingerprints (built by an older libra), so it cannot say which tools "
+            "changed: rebuild it with `libra build`"
+        )
+    return BuildFingerprints.from_dict(lib.fingerprints).changes(tool_fingerprints(_build_target(None, tools, config)))
 
 
 #: How many similar tool names an unknown name's error suggests.

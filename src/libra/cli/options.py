@@ -306,6 +306,12 @@ def workdir_option(help: str) -> Any:
     return option(None, "--workdir", existing_dir, help)
 
 
+def update_option(
+    help: str = "a library an earlier build of the same tools wrote: build again only what changed since",
+) -> Any:
+    return option(None, "--update", library_file, help)
+
+
 def config_option(help: str = "project file: libra.toml, or pyproject.toml with a tool.libra table") -> Any:
     return option(None, "--config", project_file, help)
 

@@ -30,10 +30,13 @@ from libra.induction.candidates import candidate_compositions, candidate_table
 from libra.induction.config import BuildConfig
 from libra.induction.explore.checkpoint import CHECKPOINT_VERSION
 from libra.induction.explore.engine import Engine
+from libra.induction.fingerprints import build_fingerprints
 from libra.induction.health import health_summary, rejection_messages, warn
 from libra.induction.peak import PeakMemory
 from libra.induction.providers import no_relation_causes
+from libra.induction.update import UpdatePlan, plan_update
 from libra.library.artifact import FORMAT_VERSION, Library
+from libra.library.fingerprints import digest
 from libra.probing.memo import MemoStore
 from libra.runtime.workers.heap import freeze_loaded, long_lived
 from libra.sources.base import ToolSource
@@ -289,27 +292,37 @@ def build_library(
     out: str | Path | None = None,
     options: BuildOptions | None = None,
     log: Callable[[str], None] = lambda msg: None,
+    update: Library | str | Path | None = None,
 ) -> Library:
     """Build (or resume building) the library of ``source`` (a benchmark, your own tools, MCP servers); saves it to
     ``out`` when given.
+
+    ``update`` (a library, or its file) is the library an earlier build of this source made: only the tools that
+    changed since are built again, and the relations between unchanged tools are kept with their evidence (see
+    :mod:`libra.induction.update`); when its starting state or build options differ, everything is built again.
 
     Builds to the same ``out`` take turns (:func:`libra._util.io.path_lock`): two would otherwise share, and overwrite,
     one checkpoint file. The later one waits, then builds (resuming from the checkpoint of an earlier build that stopped
     early).
     """
+    old = Library.load(update) if isinstance(update, (str, Path)) else update
     if out is None:
-        return _build(source, None, options, log)
+        return _build(source, None, options, log, old)
     with path_lock(out, on_wait=lambda: log(f"waiting for another build writing {out}")):
-        return _build(source, out, options, log)
+        return _build(source, out, options, log, old)
 
 
 def _build(
-    source: ToolSource, out: str | Path | None, options: BuildOptions | None, log: Callable[[str], None]
+    source: ToolSource,
+    out: str | Path | None,
+    options: BuildOptions | None,
+    log: Callable[[str], None],
+    old: Library | None = None,
 ) -> Library:
     opts = options or BuildOptions()
     spec = executor_spec(opts.executor)
     with executor_scope(spec, opts.workers) as (workers, went_remote), long_lived():
-        return _build_on(source, out, opts, log, spec, workers, went_remote)
+        return _build_on(source, out, opts, log, spec, workers, went_remote, old)
 
 
 def _build_on(
@@ -320,13 +333,12 @@ def _build_on(
     spec: Any,
     workers: int | None,
     went_remote: Callable[[], bool],
+    old: Library | None = None,
 ) -> Library:
     catalog = source.catalog()
     fixtures = source.fixtures()
     untestable = source.untestable()
-    for tool, params in sorted(untestable.items()):
-        where = ", ".join(f"{p}: {t}" for p, t in params.items())
-        log(f"warning: {tool} cannot be tested: no JSON value builds its parameter(s) {where}; it stays for retrieval")
+    _warn_untestable(untestable, log)
     out_path = Path(out) if out else None
     ckpt = out_path.with_name(out_path.name + ".ckpt") if out_path else None
     t0 = time.perf_counter()
@@ -337,25 +349,17 @@ def _build_on(
     memo: MemoStore | None = None
     try:
         memo = open_memo(catalog, ckpt, opts.resume)
-        if not went_remote():
-            from libra.errors import ConfigError
-
-            raise ConfigError(
-                f"the runtime of {source.name!r} does not start its workers through libra's executor, so it "
-                f"cannot run on {spec.kind}: use --executor local"
-            )
-        if spec.kind != "local":
-            log(f"running tool calls on {workers} Ray actors ({spec})")
+        _check_executor(source, spec, workers, went_remote, log)
+        fingerprints = build_fingerprints(source, catalog, opts, runtime.fresh())
+        plan, refused = plan_update(old, fingerprints, log) if old is not None else (None, None)
         proposer = get_proposer(opts.proposer)
-        log(
-            f"proposing and checking contracts for {len(catalog)} tools "
-            f"({getattr(proposer, 'name', 'custom')} proposer)"
-        )
-        initial = proposer.propose_all(catalog) if hasattr(proposer, "propose_all") else None
-        summary = check_contracts(catalog, runtime, initial, proposer=proposer, fixtures=fixtures, memo=memo)
+        summary = _check(catalog, runtime, proposer, fixtures, memo, plan, log)
         contracts = summary.contracts
         t_contracts = time.perf_counter() - t0
         candidates = candidate_compositions(catalog, contracts)
+        # (an update offers values along every candidate, as a build does: an unchanged tool upstream of a changed
+        # one needs its own inputs to produce what the changed one consumes; only the tests are focused)
+        n_tested = len(plan.focus_candidates(candidates)) if plan else len(candidates)
         embedder = get_embedder(opts.embedder)
         encoder = FieldEncoder(embedder)
         names = {c.provider_field for c in candidates} | {c.consumer_input for c in candidates} | set(fixtures)
@@ -370,13 +374,14 @@ def _build_on(
             fixtures=fixtures,
             memo=memo,
         )
+        engine.focus = plan.focus if plan else None
         cleanup.append(engine)
         # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
         stored = candidate_table(candidates, catalog.names, encoder.similarity)
         del candidates
         identity = _identity(
             catalog, {k: c.to_dict() for k, c in contracts.items()}, opts.config, embedder.model_id, fixtures
-        )
+        ) + (f"-update-{digest(plan.changes.to_dict())}" if plan else "")
         resumed = bool(opts.resume and ckpt and ckpt.exists() and engine.restore(ckpt, identity))
         if resumed:
             log(f"resuming from checkpoint {ckpt} ({engine.counters['waves']} waves done)")
@@ -384,7 +389,7 @@ def _build_on(
             engine.start(reuse=summary.memo_keys)  # the exploration takes over checking's calls
         t_engine = time.perf_counter()
         _explore(engine, opts, ckpt, identity, t0, peak, f"inducing {source.name}")
-        relations = engine.result()
+        relations = plan.merge(engine.result()) if plan else engine.result()
         peak.sample(force=True)
         times = {"t0": t0, "contracts": t_contracts, "engine": t_engine}
         stats = _stats(catalog, runtime, engine, summary, relations, len(stored), times, peak, resumed, spec, workers)
@@ -392,8 +397,13 @@ def _build_on(
             stats["health"]["untestable"] = untestable
         stats["health"]["literal_origins"] = literal_origins(contracts.values())
         _add_proposer_stats(stats, proposer)
+        if old is not None:
+            stats["update"] = plan.stats(catalog, len(stored), n_tested, engine) if plan else {"refused": refused}
+        if plan:
+            plan.merge_health(stats["health"])
         meta = _meta(source, proposer, opts, embedder.model_id, fixtures)
-        library = Library(catalog, {k: c.to_dict() for k, c in contracts.items()}, relations, stored, stats, meta)
+        contract_docs = {k: c.to_dict() for k, c in contracts.items()}
+        library = Library(catalog, contract_docs, relations, stored, stats, meta, fingerprints.to_dict())
         if out_path:
             library.save(out_path)
             if ckpt and ckpt.exists():
@@ -409,6 +419,51 @@ def _build_on(
             # stopped in contract checking: the memo is kept only for a checkpoint to resume
             memo.close(remove=not (ckpt and ckpt.exists()))
         runtime.close()
+
+
+def _warn_untestable(untestable: dict[str, dict[str, str]], log: Callable[[str], None]) -> None:
+    for tool, params in sorted(untestable.items()):
+        where = ", ".join(f"{p}: {t}" for p, t in params.items())
+        log(f"warning: {tool} cannot be tested: no JSON value builds its parameter(s) {where}; it stays for retrieval")
+
+
+def _check_executor(
+    source: ToolSource, spec: Any, workers: int | None, went_remote: Callable[[], bool], log: Callable[[str], None]
+) -> None:
+    """Refuse a runtime that did not start its workers where the executor asked (one that ignores it)."""
+    if not went_remote():
+        from libra.errors import ConfigError
+
+        raise ConfigError(
+            f"the runtime of {source.name!r} does not start its workers through libra's executor, so it "
+            f"cannot run on {spec.kind}: use --executor local"
+        )
+    if spec.kind != "local":
+        log(f"running tool calls on {workers} Ray actors ({spec})")
+
+
+def _check(
+    catalog: Catalog,
+    runtime: Any,
+    proposer: Any,
+    fixtures: dict[str, Any],
+    memo: MemoStore,
+    plan: UpdatePlan | None,
+    log: Callable[[str], None],
+) -> Any:
+    """Propose and check the contracts (an update: those of new and changed tools only, the others kept as the
+    library had them); the summary's ``contracts`` cover the whole catalog, in its order."""
+    kept = plan.kept_contracts(catalog) if plan else {}
+    todo = Catalog([t for t in catalog if t.name not in kept], catalog.name) if kept else catalog
+    log(f"proposing and checking contracts for {len(todo)} tools ({getattr(proposer, 'name', 'custom')} proposer)")
+    initial = proposer.propose_all(todo) if hasattr(proposer, "propose_all") else None
+    summary = check_contracts(todo, runtime, initial, proposer=proposer, fixtures=fixtures, memo=memo)
+    if kept:
+        checked = summary.contracts
+        summary.contracts = {
+            n: kept[n] if n in kept else checked[n] for n in catalog.names if n in kept or n in checked
+        }
+    return summary
 
 
 def _cached(similarity: Callable[[str, str], float]) -> Callable[[str, str], float]:

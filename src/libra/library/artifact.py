@@ -237,6 +237,9 @@ class Library:
     candidates: Sequence[Candidate] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: what the build started from (:class:`~libra.library.fingerprints.BuildFingerprints` as a dict); None for a
+    #: library written before libraries recorded it
+    fingerprints: dict[str, Any] | None = None
 
     # -- queries -----------------------------------------------------------------------------------------
     def by_kind(self, kind: str) -> list[Relation]:
@@ -261,7 +264,7 @@ class Library:
     def to_dict(self) -> dict[str, Any]:
         names = self.catalog.names
         index = {n: i for i, n in enumerate(names)}
-        return {
+        doc = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
             "catalog_fingerprint": self.catalog.fingerprint(),
@@ -273,6 +276,9 @@ class Library:
             # Candidates can number in the millions: columns of small integers parse several times faster than rows.
             "candidates": candidate_columns(self.candidates, index),
         }
+        if self.fingerprints is not None:
+            doc["fingerprints"] = self.fingerprints
+        return doc
 
     def save(self, path: str | Path) -> None:
         # Streamed into the file (through gzip for .gz): the document of a large build (millions of candidate
@@ -325,6 +331,7 @@ class Library:
             candidates=cands,
             stats=d["stats"],
             meta=d["meta"],
+            fingerprints=d.get("fingerprints"),
         )
 
     @classmethod

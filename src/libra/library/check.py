@@ -302,7 +302,8 @@ def _check_rows(rows: list[Any], d: dict[str, Any], source: str) -> None:
 
 
 def _check_references(d: dict[str, Any], source: str) -> None:
-    """What the schema cannot say: every tool a relation or contract names is a tool of the library's catalog."""
+    """What the schema cannot say: every tool a relation, a contract or a fingerprint names is a tool of the
+    library's catalog."""
     names = {t["name"] for t in d["catalog"]["tools"]}
     for i, r in enumerate(d["relations"]):
         for end in ("provider", "consumer"):
@@ -319,6 +320,12 @@ def _check_references(d: dict[str, Any], source: str) -> None:
             raise LibraryFormatError(
                 f"{source}: {field_path(['contracts', key, 'tool'])}: names {_short(contract['tool'])}, not "
                 "the tool it is filed under"
+            )
+    for key in (d.get("fingerprints") or {}).get("tools", {}):
+        if key not in names:
+            raise LibraryFormatError(
+                f"{source}: {field_path(['fingerprints', 'tools', key])}: tool {_short(key)} is not in the "
+                "library's catalog"
             )
 
 

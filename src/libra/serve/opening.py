@@ -27,6 +27,20 @@ def settle_garbage_collector() -> None:
     gc.enable()
 
 
+def searcher_opener(library: Path) -> Any:
+    """A function opening a :class:`~libra.search.searcher.Searcher` over the file ``library`` as it is then."""
+    from libra.search.options import SearchOptions
+
+    options = SearchOptions()
+
+    def open_() -> Any:
+        from libra.search.searcher import Searcher
+
+        return Searcher.open(library, options)
+
+    return open_
+
+
 def open_searcher(library: Path, defer: bool) -> tuple[Any, list[dict[str, Any]]]:
     """A :class:`~libra.serve.server.SearcherLoading` over ``library`` and the MCP servers its catalog came from.
 
@@ -40,13 +54,8 @@ def open_searcher(library: Path, defer: bool) -> tuple[Any, list[dict[str, Any]]
     from libra.search.options import SearchOptions
     from libra.serve.server import SearcherLoading
 
+    open_ = searcher_opener(library)
     options = SearchOptions()
-
-    def open_() -> Any:
-        from libra.search.searcher import Searcher
-
-        return Searcher.open(library, options)
-
     raw = read_library_bytes(library)
     peeked = peek_index(cache_dir() / "search", index_key(raw, options.embedder, options.document)) if defer else None
     if peeked is not None:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from libra._util.interrupts import interrupts_deferred
-from libra.serve.opening import open_gateway, open_searcher, settle_garbage_collector
+from libra.serve.opening import open_gateway, open_searcher, searcher_opener, settle_garbage_collector
 
 
 def _say(message: str) -> None:
@@ -44,7 +44,10 @@ def serve_library(
             _say(f"{library} was built from MCP servers ({names}): add --workdir DIR to serve call_tool too")
         if workdir is not None:
             gateway = open_gateway(library, loading.result().index, workdir, config)
-        server = build_server(loading, gateway)
+        from libra.serve.reload import LiveLibrary
+
+        # a rebuilt library replacing the file is served from the next requests on (see libra.serve.reload)
+        server = build_server(loading, gateway, live=LiveLibrary(library, loading, searcher_opener(library), _say))
         settle_garbage_collector()
         # The SDK is imported now: the library and the embedding model load in the background from here on (both
         # hold the interpreter for much of their time: loading them during the SDK's import would delay the

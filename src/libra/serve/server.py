@@ -30,9 +30,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
 from libra.errors import LibraError
+from libra.serve.reload import LibraryVersion
 
 if TYPE_CHECKING:
     from libra.search.searcher import Result, Searcher
+    from libra.serve.reload import LiveLibrary
 
 #: The most tools one search returns: every result carries its schema and prerequisites, and an agent's context
 #: is the budget. A client that needs more tools asks again with another query.
@@ -61,6 +63,8 @@ class SearchResponse:
     query: str
     k: int
     results: list[Result]
+    #: the library that answered (a served library is swapped when its file is replaced: :mod:`.reload`)
+    library: LibraryVersion | None = None
 
 
 @lru_cache(maxsize=1)
@@ -168,6 +172,7 @@ def structured(response: SearchResponse) -> dict[str, Any]:
             {**vars(r), "promoted_by": list(r.promoted_by), "prerequisites": [dict(vars(p)) for p in r.prerequisites]}
             for r in response.results
         ],
+        "library": None if response.library is None else dict(vars(response.library)),
     }
 
 
@@ -251,9 +256,9 @@ def schema_line(schema: dict[str, Any]) -> str:
     return ", ".join(parts) if parts else "no arguments"
 
 
-def text_form(query: str, results: list[Result]) -> str:
+def text_form(query: str, results: list[Result], library: LibraryVersion | None = None) -> str:
     """The results as compact text: one block per tool, its inputs (``*`` = required), the prerequisites the library
-    found with their line of evidence."""
+    found with their line of evidence, and the library version that answered."""
     lines = [f"{len(results)} tools for {query[:200]!r}:"]
     for r in results:
         how = f"promoted by {', '.join(r.promoted_by[:3])}" if r.via == "promoted" else "retrieved"
@@ -266,6 +271,8 @@ def text_form(query: str, results: list[Result]) -> str:
             lines.append(f"   may need {p.tool}{feeds}: {p.evidence}")
         if r.more_prerequisites:
             lines.append(f"   (+{r.more_prerequisites} more prerequisites)")
+    if library is not None:
+        lines.append(f"(library version {library.sha256}, written {library.written_at})")
     return "\n".join(lines)
 
 
@@ -274,9 +281,11 @@ def build_server(
     forwarder: ToolForwarder | None = None,
     max_k: int = MAX_K,
     name: str = "libra",
+    live: LiveLibrary | None = None,
 ) -> Any:
     """The MCP server over ``searcher`` (and ``forwarder``'s tools, when given). A :class:`SearcherLoading` is
-    started by the caller (the server never waits for it before a search needs it)."""
+    started by the caller (the server never waits for it before a search needs it). With ``live``, each search
+    is answered by the library ``live`` serves when it starts (it follows the file: :mod:`.reload`)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
@@ -315,17 +324,19 @@ def build_server(
             query, k = check_arguments(arguments, max_k)
         except SearchInputError as exc:
             return error(str(exc))
+        serving, version = live.current() if live is not None else (loading, None)
         try:
-            searcher = await loading.get()
+            searcher = await serving.get()
             if searcher.is_cached(query):  # a millisecond of numpy: a hop to a worker thread would cost more
                 results = searcher.search(query, k)
             else:  # the embedding model runs off the event loop, which keeps serving other requests
                 results = await anyio.to_thread.run_sync(searcher.search, query, k)
         except LibraError as exc:  # e.g. the embedding model cannot load: the client shows why
             return error(f"search failed: {exc}")
-        data = structured(SearchResponse(query, k, results))
+        data = structured(SearchResponse(query, k, results, version))
         return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text_form(query, results))], structured_content=data
+            content=[types.TextContent(type="text", text=text_form(query, results, version))],
+            structured_content=data,
         )
 
     return Server(name, version=__version__, instructions=DESCRIPTION, on_list_tools=list_tools, on_call_tool=call_tool)

@@ -62,6 +62,7 @@ class McpSource(ToolSource):
         self.allow_network = allow_network
         self._catalog: Catalog | None = None
         self._parked: McpRuntime | None = None
+        self._versions: dict[str, str | None] = {}
         self.opened: list[McpRuntime] = []  # every runtime opened (their ``pids`` tell what was started)
 
     @classmethod
@@ -112,9 +113,15 @@ class McpSource(ToolSource):
         if self._catalog is None:
             rt = self._new_runtime()
             self._catalog = rt.catalog
+            self._versions = rt.server_versions()
             self._parked = rt
             weakref.finalize(self, rt.close)
         return self._catalog
+
+    def server_versions(self) -> dict[str, str | None]:
+        """Each server's version as it reported it when the catalog was listed (by server name)."""
+        self.catalog()
+        return dict(self._versions)
 
     def runtime(self, isolated: bool | None = None, n_workers: int = 1, **kwargs: Any) -> McpRuntime:
         """A runtime over the servers (the one that listed the catalog, if it is still unused)."""

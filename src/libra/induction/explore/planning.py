@@ -166,7 +166,11 @@ class PlanningMixin(EngineState):
         node = self.nodes[item.node]
         if node.parent is not None and node.creator >= 0:
             creator = self.calls[node.creator].tool
-            if creator != item.tool and (creator, item.tool, "state", None, None) not in self.relations:
+            if (
+                creator != item.tool
+                and (creator, item.tool, "state", None, None) not in self.relations
+                and not self.outside_focus(creator, item.tool)
+            ):
                 wave.parent_tests.append((node.creator, CallInfo(item.node, item.tool, args, rec)))
 
     def _plan_controls(
@@ -194,8 +198,8 @@ class PlanningMixin(EngineState):
         offered = {p for p, _v in item.fixed}
         for param, vid in used.items():
             pv = self.values[vid]
-            if pv.tool == FIXTURE:
-                continue  # a sandbox fact is not a provider
+            if pv.tool == FIXTURE or self.outside_focus(pv.tool, item.tool):
+                continue  # a sandbox fact is not a provider; an update keeps the pair's evidence
             pair = (pv.tool, pv.export, item.tool, param)
             if (pv.tool, item.tool, "provenance", pv.export, param) in self.relations:
                 self.counters["skipped_implied"] += 1
@@ -280,7 +284,7 @@ class PlanningMixin(EngineState):
                     if ti != item.template and tmpl.expected == "success":
                         wave.new_items.append(Item(target.id, consumer.name, ti))
                 continue
-            if across or consumer.group == tool.group:
+            if (across or consumer.group == tool.group) and not self.outside_focus(item.tool, consumer.name):
                 self._sweep_consumer(item, node, target, call_id, consumer.name, wave)
 
     def _sweep_consumer(self, item: Item, node: Node, target: Node, call_id: int, consumer: str, wave: Wave) -> None:

@@ -154,6 +154,9 @@ class EngineState:
     fits: FitChecker
     memo: MemoStore
     elapsed_before_resume: float  # seconds the build had run before the checkpoint it resumed from
+    #: the tools an update builds again (:mod:`libra.induction.update`): when set, only pairs with one of them on
+    #: either side are tested; None tests every pair
+    focus: frozenset[str] | None = None
 
     # the explored state (see Explored)
     queue: PackedHeap
@@ -190,6 +193,10 @@ class EngineState:
     _unqueued: list[Item]  # the wave's planned new items (ScheduleMixin._queue_planned)
     _queued_upto: int  # how many of them are queued already
     _retrying: bool  # True while a wave's retries run (RetriesMixin._aside)
+
+    def outside_focus(self, provider: str, consumer: str) -> bool:
+        """Whether a test of ``provider`` -> ``consumer`` is left out: an update keeps that pair's evidence."""
+        return self.focus is not None and provider not in self.focus and consumer not in self.focus
 
     def adopt(self, explored: Explored) -> None:
         """Hold ``explored``'s fields as this engine's explored state."""

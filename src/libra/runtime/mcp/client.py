@@ -489,7 +489,7 @@ class Connection:
         client = await stack.enter_async_context(
             client_cls(client_arg, mode=mode, cache=None, read_timeout_seconds=spec.start_timeout)
         )
-        self.protocol = client.protocol_version
+        self.protocol, self.server_version = client.protocol_version, getattr(client.server_info, "version", None)
         self.isolation = network_isolation(self._proc.pid if self._proc is not None else None)
         return client
 

@@ -271,6 +271,12 @@ class McpRuntime:
 
         return sandbox.weakest(c.isolation for c in self._every if c.isolation is not None)
 
+    def server_versions(self) -> dict[str, str | None]:
+        """Each server's version as it reported it when it started (None: it reported none), by server name: part
+        of what a library records its tools were built from."""
+        # (a connection learns it when its server starts, as it learns the protocol version)
+        return {name: getattr(conn, "server_version", None) for name, conn in self._conns.items()}
+
     @property
     def restarts(self) -> int:
         """Server starts beyond each server's first (after restores, crashes and hangs)."""
