@@ -28,6 +28,7 @@ def eval_cmd(
     ),
     method: list[str] = opts.methods_option(["bm25", "dense"], _method_help()),
     k: int | None = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
+    split: str = opts.split_option(),
     embedder: str = opts.embedder_option(),
     document: str = opts.document_option(
         "what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"
@@ -54,6 +55,7 @@ def eval_cmd(
     temperature: float | None = opts.temperature_option(
         "graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"
     ),
+    decay: float | None = opts.decay_option(None, "graph methods: what a hop past the first keeps of its gain"),
     llm_base_url: str | None = opts.llm_base_url_option(),
     llm_model: str | None = opts.llm_model_option(),
     llm_cache: Path | None = opts.llm_cache_option(),
@@ -74,6 +76,7 @@ def eval_cmd(
         methods=method,
         tasks_path=tasks_path,
         k=k,
+        split=split,
         embedder=embedder,
         document=document,
         library=library,
@@ -85,6 +88,7 @@ def eval_cmd(
             "hops": hops,
             "score_space": score_space,
             "temperature": temperature,
+            "decay": decay,
         },
         llm_base_url=llm_base_url,
         llm_model=llm_model,
