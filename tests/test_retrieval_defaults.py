@@ -131,4 +131,8 @@ def test_the_hidden_view_counts_whole_gold_sets_among_tasks_with_an_unnamed_tool
     ]
     rankings = [["shop.login", "shop.cancel_order"], ["shop.cancel_order", "x", "shop.login"], []]
     view = hidden_view(rankings, tasks, k=2)
-    assert (view.tasks, view.complete) == (2, 50.0)
+    assert (view.tasks, view.complete, view.fits, view.found) == (2, 50.0, 2, 50.0)
+    # a gold set larger than K can never be complete; its unnamed tools found still count
+    wide = Task("4", "cancel my order", ("shop.cancel_order", "shop.login", "shop.audit"))
+    view = hidden_view([["shop.login", "shop.cancel_order"]], [wide], k=2)
+    assert (view.tasks, view.complete, view.fits, view.found) == (1, 0.0, 0, 50.0)

@@ -43,17 +43,36 @@ def hidden_gold(request: str, gold: Iterable[str]) -> list[str]:
 @dataclass(frozen=True)
 class HiddenView:
     """Of the tasks whose gold holds a tool the request never names (``tasks``), the share (percent) whose whole
-    gold set is in the top K (``complete``)."""
+    gold set is in the top K (``complete``); how many of those tasks have a gold set of at most K tools, the only
+    ones that can be complete (``fits``); and the share of their unnamed gold tools that are in the top K
+    (``found``), which still moves where gold sets are larger than K."""
 
     tasks: int
     complete: float
+    fits: int = 0
+    found: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"tasks": self.tasks, "complete_percent": self.complete}
+        return {
+            "tasks": self.tasks,
+            "complete_percent": self.complete,
+            "fits_k": self.fits,
+            "found_percent": self.found,
+        }
 
 
 def hidden_view(rankings: Sequence[Sequence[str]], tasks: Sequence[Any], k: int) -> HiddenView:
     """See :class:`HiddenView`; ``rankings[i]`` is the ranked list for ``tasks[i]`` (each with ``query``, ``gold``)."""
-    with_hidden = [i for i, t in enumerate(tasks) if hidden_gold(t.query, t.gold)]
-    full = sum(1 for i in with_hidden if set(tasks[i].gold) <= set(rankings[i][:k]))
-    return HiddenView(len(with_hidden), 100.0 * full / len(with_hidden) if with_hidden else 0.0)
+    hidden = {i: hidden_gold(t.query, t.gold) for i, t in enumerate(tasks)}
+    with_hidden = [i for i, h in hidden.items() if h]
+    top = {i: set(rankings[i][:k]) for i in with_hidden}
+    full = sum(1 for i in with_hidden if set(tasks[i].gold) <= top[i])
+    fits = sum(1 for i in with_hidden if len(set(tasks[i].gold)) <= k)
+    unnamed = sum(len(hidden[i]) for i in with_hidden)
+    found = sum(1 for i in with_hidden for g in hidden[i] if g in top[i])
+    return HiddenView(
+        len(with_hidden),
+        100.0 * full / len(with_hidden) if with_hidden else 0.0,
+        fits,
+        100.0 * found / unnamed if unnamed else 0.0,
+    )
