@@ -231,6 +231,13 @@ def embedding_floor(texts: list[str], rounds: int = 3) -> tuple[dict, dict]:
     return row("fused"), row("package")
 
 
+def _embedder_of(base: Any) -> Any:
+    """The embedding model of a base retriever: its own, or that of its dense part when it fuses several."""
+    if hasattr(base, "embedder"):
+        return base.embedder
+    return next(p.embedder for p in base.parts if hasattr(p, "embedder"))
+
+
 def search_phases(path: Path, texts: list[str]) -> dict:
     """CPU ms per query of each phase of answering a new query, in-process: the embedding model (tokens in,
     vector out), the rest of the search (scores, propagation, prerequisites), the two result forms
@@ -247,7 +254,7 @@ def search_phases(path: Path, texts: list[str]) -> dict:
 
     searcher = Searcher.open(path)
     searcher.warm()
-    embedder = searcher._base().embedder
+    embedder = _embedder_of(searcher._base())
     results = {q: searcher.search(q, K) for q in texts}  # every query now answered from the query cache
 
     def wire(q: str) -> str:
