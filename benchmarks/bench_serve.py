@@ -21,7 +21,13 @@
 - ``http_load``: ``--clients`` concurrent HTTP clients (default 50), each calling ``search_tools`` in a loop for
   ``--seconds`` (default 30; each call bounded by a timeout): requests served, errors, p50/p99. Every request's
   query is unique (a task request with a request number appended), so none is answered from the cache;
-- ``load_average``: the machine's 1-minute load average before and after (it may be shared).
+- ``load_average``: the machine's 1-minute load average before and after (it may be shared);
+- ``previous``: the previous retrieval default (:data:`PREVIOUS`: dense base, one hop, Ks 15), measured in the same
+  run for comparison: its ``stdio`` latency (the two servers answer the same queries, in alternating rounds, so
+  both see the same machine) and its ``open_and_model_seconds``;
+- ``open_and_model_seconds``: :meth:`Searcher.open` and the embedding model's load (:meth:`Searcher.warm`) in a
+  fresh interpreter: what a server start pays before its first search can run;
+- ``server_peak_rss_mb``: the stdio server's peak resident memory after all its calls (Linux ``VmHWM``).
 
 Queries are the benchmark's distinct task requests (only their text; nothing of the gold). Writes
 results/serve.json.
@@ -33,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import re
 import statistics
@@ -40,16 +47,31 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from _common import ROOT, save
 
 K = 5
 CALL_TIMEOUT = 30.0
+#: The retrieval default before the search on development halves (benchmarks/bench_defaults.py), as
+#: :mod:`libra.retrieval.defaults` names its values.
+PREVIOUS = {
+    "DEFAULT_BASE": "dense",
+    "DEFAULT_KS": 15,
+    "DEFAULT_HOPS": 1,
+    "DEFAULT_DECAY": 1.0,
+    "DEFAULT_SCORE_SPACE": "probability",
+}
 
 
-def _env() -> dict[str, str]:
+def _env(previous: bool = False) -> dict[str, str]:
+    """The environment of a measured process; ``previous``: with the previous retrieval default
+    (:data:`PREVIOUS`, read by ``serve_with.py`` and :data:`OPEN_WARM`)."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env.pop("LIBRA_BENCH_DEFAULTS", None)
+    if previous:
+        env["LIBRA_BENCH_DEFAULTS"] = json.dumps(PREVIOUS)
     return env
 
 
@@ -101,28 +123,39 @@ OPEN = (
 
 
 MCP_IMPORT = "import time\nt = time.perf_counter()\nimport mcp.server.lowlevel\nprint(time.perf_counter() - t)"
+OPEN_WARM = (
+    "import json, os, sys, time\nfrom libra.retrieval import defaults\n"
+    "for k, v in json.loads(os.environ.get('LIBRA_BENCH_DEFAULTS') or '{}').items(): setattr(defaults, k, v)\n"
+    "from libra.search.searcher import Searcher\nt = time.perf_counter()\ns = Searcher.open(sys.argv[1])\n"
+    "s.warm()\nprint(time.perf_counter() - t)"
+)
 
 
-def measure_open(path: Path, repeat: int = 3) -> dict[str, float]:
+def measure_open(path: Path, repeat: int = 3) -> tuple[dict[str, float], float]:
     """Each in a fresh interpreter (what a server start pays; nothing held in memory), after its imports; and
-    the import of the MCP SDK's server alone (what every start pays before it can answer the handshake)."""
+    the import of the MCP SDK's server alone (what every start pays before it can answer the handshake). The
+    second value is the previous default's ``open_and_model_seconds``."""
 
-    def seconds(code: str) -> float:
+    def seconds(code: str, previous: bool = False) -> float:
+        env = _env(previous)
         return float(
             subprocess.run(
-                [sys.executable, "-c", code, str(path)], check=True, env=_env(), capture_output=True, text=True
+                [sys.executable, "-c", code, str(path)], check=True, env=env, capture_output=True, text=True
             ).stdout.split()[-1]
         )
 
     seconds(OPEN)  # writes the search index when this library was never opened
     loads = [seconds(LOAD) for _ in range(repeat)]
     opens = [seconds(OPEN) for _ in range(repeat)]
+    warm = [seconds(OPEN_WARM) for _ in range(repeat)]
+    warm_previous = [seconds(OPEN_WARM, previous=True) for _ in range(repeat)]
     sdk = [seconds(MCP_IMPORT) for _ in range(repeat)]
     return {
         "library_load_seconds": round(statistics.median(loads), 3),
         "open_seconds": round(statistics.median(opens), 3),
+        "open_and_model_seconds": round(statistics.median(warm), 3),
         "mcp_import_seconds": round(statistics.median(sdk), 3),
-    }
+    }, round(statistics.median(warm_previous), 3)
 
 
 async def _calls(client, texts: list[str]) -> tuple[list[float], int]:
@@ -198,6 +231,13 @@ def embedding_floor(texts: list[str], rounds: int = 3) -> tuple[dict, dict]:
     return row("fused"), row("package")
 
 
+def _embedder_of(base: Any) -> Any:
+    """The embedding model of a base retriever: its own, or that of its dense part when it fuses several."""
+    if hasattr(base, "embedder"):
+        return base.embedder
+    return next(p.embedder for p in base.parts if hasattr(p, "embedder"))
+
+
 def search_phases(path: Path, texts: list[str]) -> dict:
     """CPU ms per query of each phase of answering a new query, in-process: the embedding model (tokens in,
     vector out), the rest of the search (scores, propagation, prerequisites), the two result forms
@@ -214,7 +254,7 @@ def search_phases(path: Path, texts: list[str]) -> dict:
 
     searcher = Searcher.open(path)
     searcher.warm()
-    embedder = searcher._base().embedder
+    embedder = _embedder_of(searcher._base())
     results = {q: searcher.search(q, K) for q in texts}  # every query now answered from the query cache
 
     def wire(q: str) -> str:
@@ -239,13 +279,20 @@ def search_phases(path: Path, texts: list[str]) -> dict:
     return out
 
 
-async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict, dict]:
-    from mcp import Client
+def _stdio_params(path: Path, previous: bool = False) -> Any:
     from mcp.client.stdio import StdioServerParameters
 
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "libra.cli", "serve", str(path)], env=_env(), cwd=str(ROOT)
-    )
+    if previous:
+        args = [str(ROOT / "benchmarks" / "serve_with.py"), "serve", str(path)]
+    else:
+        args = ["-m", "libra.cli", "serve", str(path)]
+    return StdioServerParameters(command=sys.executable, args=args, env=_env(previous), cwd=str(ROOT))
+
+
+async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict, dict, dict]:
+    from mcp import Client
+
+    params = _stdio_params(path)
     ready, first = [], []
     latency: dict = {}
     for i in range(repeat):
@@ -258,12 +305,40 @@ async def stdio_run(path: Path, texts: list[str], repeat: int = 3) -> tuple[dict
                 pid = server_child()
                 latency = await measured_calls(client, texts[1:], pid)
                 repeated = await measured_calls(client, texts[1:], pid)
+                latency["server_peak_rss_mb"] = peak_rss_mb(pid)
     startup = {
         "ready_seconds": round(statistics.median(ready), 3),
         "first_result_seconds": round(statistics.median(first), 3),
         "runs": repeat,
     }
     return startup, latency, repeated
+
+
+async def stdio_side_by_side(path: Path, texts: list[str], rounds: int = 3) -> dict[str, dict]:
+    """New queries to the default's server and the previous default's, in alternating rounds (each round a
+    fresh server of each, every query new to it), so both see the same machine; the calls of all rounds are
+    pooled per server."""
+    from mcp import Client
+
+    times: dict[str, list[float]] = {"default": [], "previous": []}
+    peak: dict[str, float] = {}
+    for _ in range(rounds):
+        for name in times:
+            async with Client(_stdio_params(path, name == "previous"), read_timeout_seconds=120) as client:
+                await client.call_tool("search_tools", {"query": texts[0], "k": K})  # the model loads
+                pid = server_child()
+                got, _ = await _calls(client, texts[1:])
+                times[name] += got
+                peak[name] = max(peak.get(name, 0.0), peak_rss_mb(pid))
+    return {name: {**_ms(t), "server_peak_rss_mb": peak[name]} for name, t in times.items()}
+
+
+def peak_rss_mb(pid: int) -> float:
+    """Peak resident memory of process ``pid`` so far, in MB (Linux ``VmHWM``)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
 
 
 def start_http(path: Path) -> tuple[subprocess.Popen, str]:
@@ -342,37 +417,46 @@ def stop(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--library", help="library file (default: AppWorld's cached build)")
-    ap.add_argument("--calls", type=int, default=200)
-    ap.add_argument("--clients", type=int, default=50)
-    ap.add_argument("--seconds", type=float, default=30.0)
-    args = ap.parse_args()
-    path = library_path(args.library)
-    texts = queries(args.calls)
-    load_before = os.getloadavg()[0]
-    print(f"library {path}; {len(texts)} distinct queries; load average {load_before:.2f}", flush=True)
-    opened = measure_open(path)
-    print("open", opened, flush=True)
-    embedding, package_graph = embedding_floor(texts[1:])
-    print("embedding", embedding, "\nembedding_package_graph", package_graph, flush=True)
-    phases = search_phases(path, texts[1:])
-    print("phases_cpu_ms", phases, flush=True)
-    startup, stdio, repeated = asyncio.run(stdio_run(path, texts))
-    print("startup", startup, "\nstdio", stdio, "\nstdio_repeated", repeated, flush=True)
+def http_runs(path: Path, texts: list[str], clients: int, seconds: float) -> tuple[dict, dict]:
+    """``http`` (sequential calls) and ``http_load`` (``clients`` concurrent clients for ``seconds``)."""
     proc, url = start_http(path)
     try:
         http = asyncio.run(http_run(url, texts, proc.pid))
         print("http", http, flush=True)
         server0, clients0 = cpu_seconds(proc.pid), time.process_time()
-        load = asyncio.run(http_load(url, texts, args.clients, args.seconds))
+        load = asyncio.run(http_load(url, texts, clients, seconds))
         # Where the two cores went: the server, or the clients sharing the machine with it.
         load["server_cpu_seconds"] = round(cpu_seconds(proc.pid) - server0, 1)
         load["clients_cpu_seconds"] = round(time.process_time() - clients0, 1)
         print("http_load", load, flush=True)
     finally:
         stop(proc)
+    return http, load
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--library", help="library file (default: AppWorld's cached build)")
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--no-http", action="store_true", help="skip the HTTP runs (stdio, startup and memory only)")
+    args = ap.parse_args()
+    path = library_path(args.library)
+    texts = queries(args.calls)
+    load_before = os.getloadavg()[0]
+    print(f"library {path}; {len(texts)} distinct queries; load average {load_before:.2f}", flush=True)
+    opened, previous_open = measure_open(path)
+    print("open", opened, "previous default's open_and_model_seconds", previous_open, flush=True)
+    embedding, package_graph = embedding_floor(texts[1:])
+    print("embedding", embedding, "\nembedding_package_graph", package_graph, flush=True)
+    phases = search_phases(path, texts[1:])
+    print("phases_cpu_ms", phases, flush=True)
+    startup, stdio, repeated = asyncio.run(stdio_run(path, texts))
+    print("startup", startup, "\nstdio", stdio, "\nstdio_repeated", repeated, flush=True)
+    side = asyncio.run(stdio_side_by_side(path, texts))
+    print("stdio side by side", side, flush=True)
+    http, load = ({}, {}) if args.no_http else http_runs(path, texts, args.clients, args.seconds)
     loadavg = {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)}
     result = {
         "library": path.name,
@@ -384,9 +468,15 @@ def main() -> None:
         "startup": startup,
         "stdio": stdio,
         "stdio_repeated": repeated,
+        "stdio_alternating": side["default"],
         "http": http,
         "http_load": load,
         "load_average": loadavg,
+        "previous": {
+            "options": PREVIOUS,
+            "stdio_alternating": side["previous"],
+            "open_and_model_seconds": previous_open,
+        },
     }
     print(f"-> {save('serve', result)}")
 

@@ -148,6 +148,53 @@ def _section_documents() -> list[str]:
     return lines
 
 
+def _section_defaults() -> list[str]:
+    """The retrieval default chosen on the development halves (bench_defaults.py), with the serve budget's figures."""
+    d = _load("defaults")
+    if not d:
+        return []
+    benches = list(d["paper_libra"])
+    head = " | ".join(f"{b}@{d['k'][b]} P/R/NDCG" for b in benches)
+    lines = [
+        "## Retrieval default (chosen on the development halves)",
+        "",
+        (
+            f"`{d['chosen']['label']}`: the best worst case over the three development halves of "
+            f"{len(d['grid'])} configurations (worst margin over the paper's LIBRA row "
+            f"{100 * d['chosen']['worst']:+.1f}%; dense alone {100 * d['dense_worst']:+.1f}%). "
+            "Test halves and full sets below took no part in the choice."
+        ),
+        "",
+        f"| method | half | {head} |",
+        "|" + "---|" * (2 + len(benches)),
+    ]
+    for name, r in d["report"].items():
+        for half in ("dev", "test", "all"):
+            cells = ["/".join(_f(r["benchmarks"][b][half][m]) for m in ("P", "R", "NDCG")) for b in benches]
+            lines.append(f"| {name} | {half} | " + " | ".join(cells) + " |")
+    lines.append("| paper LIBRA | all | " + " | ".join("/".join(_f(x) for x in d["paper_libra"][b]) for b in benches))
+    lines[-1] += " |"
+    lines += [
+        "",
+        "Tasks whose gold holds a tool the request never names (full sets): the share retrieved whole (every gold "
+        "tool in the top K), of how many (how many have a gold set of at most K tools, the only ones that can be "
+        "whole), and the share of their unnamed gold tools in the top K:",
+        "",
+        "| method | " + " | ".join(benches) + " |",
+        "|" + "---|" * (1 + len(benches)),
+    ]
+    for name, r in d["report"].items():
+        hv = [r["benchmarks"][b]["hidden"]["all"] for b in benches]
+        cells = [
+            f"{h['complete_percent']:.1f}% of {h['tasks']} ({h['fits_k']} fit K); "
+            f"unnamed found {h['found_percent']:.1f}%"
+            for h in hv
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+    return lines
+
+
 def _section_build_cpu() -> list[str]:
     lines: list[str] = []
     for name in sorted(p.stem for p in RESULTS.glob("build-cpu-*.json")):
@@ -526,8 +573,29 @@ def _section_serve() -> list[str]:
                 if "phases_cpu_ms" in srv
                 else []
             ),
+            *_serve_previous_lines(srv),
         ]
     return lines
+
+
+def _serve_previous_lines(srv: dict) -> list[str]:
+    """The retrieval default beside the previous one, in the same run (alternating rounds of new queries)."""
+    prev = srv.get("previous")
+    if not prev or "stdio_alternating" not in srv:
+        return []
+    now, before = srv["stdio_alternating"], prev["stdio_alternating"]
+    return [
+        "The retrieval default against the previous one (dense base, one hop, Ks 15), same run, alternating rounds "
+        "of new queries over stdio:",
+        "",
+        "| default | p50 ms | p99 ms | server peak RSS MB | search index open + model load s |",
+        "|---|---|---|---|---|",
+        f"| current | {now['p50_ms']:.1f} | {now['p99_ms']:.1f} | {now['server_peak_rss_mb']:.0f} | "
+        f"{srv['open_and_model_seconds']:.2f} |",
+        f"| previous | {before['p50_ms']:.1f} | {before['p99_ms']:.1f} | {before['server_peak_rss_mb']:.0f} | "
+        f"{prev['open_and_model_seconds']:.2f} |",
+        "",
+    ]
 
 
 def _section_workspace() -> list[str]:
@@ -596,6 +664,7 @@ SECTIONS = (
     _section_retrieval,
     _section_documents,
     _section_build_cpu,
+    _section_defaults,
     _section_builds,
     _section_credit,
     _section_generalization,

@@ -39,3 +39,11 @@ class Benchmark(ToolSource):
 
     def tasks(self) -> list[Task]:
         raise NotImplementedError
+
+    def split_unit(self, task: Task) -> str:
+        """Tasks with the same unit fall in the same half of :mod:`.splits` (variants of one task share one)."""
+        return task.id
+
+    def split_stratum(self, task: Task) -> str:
+        """The group a task is halved within (:mod:`.splits`): both halves keep the groups' proportions."""
+        return ""

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from libra.cli import options as opts
 from libra.cli.console import console, fmt, warn
+from libra.retrieval.defaults import DEFAULT_DECAY, DEFAULT_HOPS, DEFAULT_KS
 
 
 def _method_help() -> str:
@@ -28,6 +29,7 @@ def eval_cmd(
     ),
     method: list[str] = opts.methods_option(["bm25", "dense"], _method_help()),
     k: int | None = opts.k_option(None, "cutoff K (default: the benchmark's, 15 for BFCL)"),
+    split: str = opts.split_option(),
     embedder: str = opts.embedder_option(),
     document: str = opts.document_option(
         "what dense methods embed per tool: text (metadata as prose) or json (the paper's serialization)"
@@ -38,12 +40,12 @@ def eval_cmd(
     workers: int | None = opts.workers_option(
         "worker processes when a library must be built (0 = in-process for trusted runtimes)"
     ),
-    ks: int | None = opts.ks_option(None, "graph methods: seed size Ks (default 15)"),
+    ks: int | None = opts.ks_option(None, f"graph methods: seed size Ks (default {DEFAULT_KS})"),
     kc: int | None = opts.kc_option(
         None, "graph methods: candidate set size Kc, the tools returned per task and scored at K (default max(K, 20))"
     ),
     selection: str | None = opts.selection_option(None, "graph methods: provider selection both|field|dense|all"),
-    hops: int | None = opts.hops_option(None, "graph methods: hop depth (default 1)"),
+    hops: int | None = opts.hops_option(None, f"graph methods: hop depth (default {DEFAULT_HOPS})"),
     score_space: str | None = opts.score_space_option(
         None,
         (
@@ -53,6 +55,9 @@ def eval_cmd(
     ),
     temperature: float | None = opts.temperature_option(
         "graph methods: softmax temperature over cosine similarities (default: the embedder's own, 0.05 for minilm)"
+    ),
+    decay: float | None = opts.decay_option(
+        None, f"graph methods: what a hop past the first keeps of its gain (default {DEFAULT_DECAY:g})"
     ),
     llm_base_url: str | None = opts.llm_base_url_option(),
     llm_model: str | None = opts.llm_model_option(),
@@ -74,6 +79,7 @@ def eval_cmd(
         methods=method,
         tasks_path=tasks_path,
         k=k,
+        split=split,
         embedder=embedder,
         document=document,
         library=library,
@@ -85,6 +91,7 @@ def eval_cmd(
             "hops": hops,
             "score_space": score_space,
             "temperature": temperature,
+            "decay": decay,
         },
         llm_base_url=llm_base_url,
         llm_model=llm_model,

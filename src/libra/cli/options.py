@@ -29,6 +29,7 @@ from libra._util.checks import (
     positive_int,
     positive_number,
     some_text,
+    unit_interval,
     writable_file,
 )
 from libra.errors import ConfigError
@@ -196,8 +197,20 @@ def methods_option(default: list[str], help: str = "retrieval method (repeatable
     return option(default, "--method", known_method, help, "-m")
 
 
-def base_option(help: str = "base retriever: dense (default) or hybrid (BM25 + dense)") -> Any:
-    return option("dense", "--base", known_base, help)
+def base_option(
+    help: str = "base retriever: dense, bm25, hybrid (BM25 + dense by reciprocal ranks) or fusion (by normalised "
+    "scores)",
+) -> Any:
+    from libra.retrieval.defaults import DEFAULT_BASE
+
+    return option(DEFAULT_BASE, "--base", known_base, help)
+
+
+def decay_option(
+    default: float | None,
+    help: str = "what a hop past the first keeps of its gain, from 0 to 1 (with --hops 2 or more)",
+) -> Any:
+    return option(default, "--decay", unit_interval, help)
 
 
 def agent_base_option(
@@ -318,3 +331,13 @@ def config_option(help: str = "project file: libra.toml, or pyproject.toml with 
 
 def tasks_option(help: str = 'your own tasks: JSON lines {"id", "query", "gold"}') -> Any:
     return option(None, "--tasks", tasks_file, help)
+
+
+def _split(value: str) -> None:
+    from libra.benchmarks.splits import check_split
+
+    check_split(value)
+
+
+def split_option(help: str = "which tasks: all, or the benchmark's fixed development (dev) or test half") -> Any:
+    return option("all", "--split", _split, help)

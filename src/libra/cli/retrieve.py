@@ -11,6 +11,9 @@ from libra._util.io import atomic_write_json
 from libra.cli import options as opts
 from libra.cli.console import console
 from libra.errors import ConfigError
+from libra.search.options import SearchOptions
+
+DEFAULT = SearchOptions()  # the retrieval default (libra.retrieval.defaults), as serve and eval use it
 
 
 def _seeds(names: list[str], shown: int = 2) -> str:
@@ -39,13 +42,14 @@ def retrieve_cmd(
     base: str = opts.base_option(),
     embedder: str = opts.embedder_option(),
     document: str = opts.document_option(),
-    ks: int = opts.ks_option(15),
-    selection: str = opts.selection_option("both"),
-    hops: int = opts.hops_option(1),
+    ks: int = opts.ks_option(DEFAULT.ks),
+    selection: str = opts.selection_option(DEFAULT.selection),
+    hops: int = opts.hops_option(DEFAULT.hops),
     score_space: str = opts.score_space_option(
-        "probability", "average the encoder's probabilities (default) or its similarities (the paper's)"
+        DEFAULT.score_space, "average the encoder's probabilities (default) or its similarities (the paper's)"
     ),
     temperature: float | None = opts.temperature_option(),
+    decay: float = opts.decay_option(DEFAULT.decay),
     output_format: str = opts.retrieve_format_option(),
     call_id: list[str] | None = opts.call_id_option(),
     json_path: Path | None = opts.json_option("write the rankings as JSON"),
@@ -56,7 +60,7 @@ def retrieve_cmd(
 
     call_ids = _call_ids(call_id, output_format, len(query))
     searcher = Searcher.open(
-        library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
+        library, SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature, decay)
     )
     found = searcher.search_many(list(query), k)
     if output_format == "table":

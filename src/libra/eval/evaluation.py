@@ -37,6 +37,8 @@ class EvalRequest:
     methods: list[str] = field(default_factory=lambda: ["bm25", "dense"])
     tasks_path: Path | None = None
     k: int | None = None
+    #: which tasks: all, or the benchmark's development or test half (:mod:`libra.benchmarks.splits`)
+    split: str = "all"
     embedder: str = "minilm"
     document: str = DEFAULT_DOCUMENT
     library: Path | None = None
@@ -67,10 +69,12 @@ class EvalReport:
     tasks: list[Any]
     n_tools: int
     results: list[Any]  # libra.eval.runner.MethodResult, in the order the methods were asked for
+    split: str = "all"
 
     @property
     def title(self) -> str:
-        return f"{self.bench.name}@{self.k}: {len(self.tasks)} tasks, {self.n_tools} tools"
+        half = f" ({self.split} half)" if self.split != "all" else ""
+        return f"{self.bench.name}@{self.k}: {len(self.tasks)} tasks{half}, {self.n_tools} tools"
 
     @property
     def with_paper(self) -> bool:
@@ -177,22 +181,24 @@ def _prepare_library(request: EvalRequest, bench: Any, catalog: Any, options: An
 
 def run_eval(request: EvalRequest, progress: Progress | None = None) -> EvalReport:
     """Score every method of ``request`` on its benchmark's tasks (see the module docstring)."""
+    from libra.benchmarks.splits import check_split, split_tasks
     from libra.eval.runner import run_method
     from libra.eval.targets import eval_target
 
     progress = progress or Progress()
+    check_split(request.split)
     llm = llm_settings(request)
     bench = eval_target(request.benchmark, request.tasks_path, request.library)
     k = bench.default_k if request.k is None else request.k
     catalog = bench.catalog()
-    tasks = bench.tasks()
+    tasks = split_tasks(bench, bench.tasks(), request.split)
     options = eval_options(request, k, llm)
     _prepare_library(request, bench, catalog, options, progress)
     results = []
     for m in request.methods:
         with progress.status(f"running {m} on {bench.name} ({len(tasks)} tasks)..."):
             results.append(run_method(m, bench, catalog, tasks, options))
-    return EvalReport(bench, k, tasks, len(catalog), results)
+    return EvalReport(bench, k, tasks, len(catalog), results, request.split)
 
 
 def write_eval_outputs(report: EvalReport, request: EvalRequest) -> None:
@@ -200,7 +206,9 @@ def write_eval_outputs(report: EvalReport, request: EvalRequest) -> None:
     from libra.eval.runner import results_json, write_json, write_runs
 
     if request.json_path:
-        write_json(request.json_path, results_json(report.bench, report.k, len(report.tasks), report.results))
+        write_json(
+            request.json_path, results_json(report.bench, report.k, len(report.tasks), report.results, report.split)
+        )
     if request.runs:
         write_runs(request.runs, report.tasks, report.results, report.k)
     if request.plot:

@@ -39,8 +39,8 @@ __all__ = [
     "obtain_library",
 ]
 
-OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature")
-GRAPH_METHODS = ("libra", "libra-hybrid", "schema-only")  # the methods that need a library
+OPTION_KEYS = ("ks", "kc", "selection", "hops", "score_space", "temperature", "decay")
+GRAPH_METHODS = ("libra", "libra-dense", "libra-hybrid", "schema-only")  # the methods that need a library
 
 
 class LibraryRequest(Protocol):

@@ -43,6 +43,7 @@ METHODS: dict[str, str] = {
     "dense": "libra.eval.methods:dense",
     "hybrid": "libra.eval.methods:hybrid",
     "libra": "libra.eval.methods:libra_propagation",
+    "libra-dense": "libra.eval.methods:libra_dense",
     "libra-hybrid": "libra.eval.methods:libra_hybrid",
     "schema-only": "libra.eval.methods:schema_only",
     "toolrex": "libra.eval.methods:toolrex",
@@ -83,12 +84,24 @@ def _graph_retriever(
 
 
 def libra_propagation(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
-    """Dense seeds + propagation over the library's retained relations."""
+    """The retrieval default (:mod:`libra.retrieval.defaults`, what ``libra retrieve`` and ``libra serve`` rank
+    by): its base, then propagation over the library's retained relations."""
+    from libra.eval.libraries import library_edges
+    from libra.retrieval.defaults import DEFAULT_BASE, DEFAULT_FUSION_WEIGHT, DEFAULT_SCORE_SPACE
+    from libra.retrieval.named import base_retriever
+
+    space = opts.extra.get("score_space") or DEFAULT_SCORE_SPACE
+    base = base_retriever(DEFAULT_BASE, opts.embedder, opts.document, space, DEFAULT_FUSION_WEIGHT)
+    return _graph_retriever("libra", base, library_edges, bench, catalog, opts)
+
+
+def libra_dense(bench: Benchmark, catalog: Catalog, opts: EvalOptions) -> Any:
+    """The paper's LIBRA: dense seeds + propagation over the library's retained relations."""
     from libra.eval.libraries import library_edges
     from libra.retrieval.dense import DenseRetriever
 
     return _graph_retriever(
-        "libra", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts
+        "libra-dense", DenseRetriever(opts.embedder, document=opts.document), library_edges, bench, catalog, opts
     )
 
 

@@ -76,10 +76,13 @@ def iteration_scores(
     return out
 
 
-def results_json(bench: Benchmark, k: int, n_tasks: int, results: Sequence[MethodResult]) -> dict[str, Any]:
+def results_json(
+    bench: Benchmark, k: int, n_tasks: int, results: Sequence[MethodResult], split: str = "all"
+) -> dict[str, Any]:
     return {
         "benchmark": bench.name,
         "k": k,
+        **({"split": split} if split != "all" else {}),
         "n_tasks": n_tasks,
         "results": [{"method": r.method, **r.scores.as_dict(), **r.extra} for r in results],
     }

@@ -44,9 +44,13 @@ class BM25Retriever:
         return out
 
     def fit(self, catalog: Catalog) -> BM25Retriever:
+        return self.fit_texts([t.text() for t in catalog])
+
+    def fit_texts(self, texts: Sequence[str]) -> BM25Retriever:
+        """Index these documents, one per tool in catalog order (a search index keeps them without the catalog)."""
         self._vocab = {}
-        corpus_ids = [self._ids(tokenize(t.text()), grow=True) for t in catalog]
-        self._n = len(catalog)
+        corpus_ids = [self._ids(tokenize(t), grow=True) for t in texts]
+        self._n = len(texts)
         model = bm25s.BM25(k1=self.k1, b=self.b, method="lucene", idf_method="lucene")
         model.index(bm25s.tokenization.Tokenized(ids=corpus_ids, vocab=dict(self._vocab)), show_progress=False)
         self._model = model

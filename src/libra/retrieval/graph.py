@@ -32,6 +32,7 @@ import numpy as np
 
 from libra.catalog import Catalog
 from libra.retrieval.base import rank
+from libra.retrieval.defaults import DEFAULT_DECAY, DEFAULT_HOPS, DEFAULT_KS, DEFAULT_SCORE_SPACE, DEFAULT_SELECTION
 
 Selection = Literal["both", "field", "dense", "all"]
 SELECTIONS: tuple[str, ...] = ("both", "field", "dense", "all")
@@ -184,10 +185,19 @@ def propagate(
     selection: Selection = "both",
     hops: int = 1,
     trace: bool = False,
+    decay: float = 1.0,
 ) -> np.ndarray | tuple[np.ndarray, PropagationTrace]:
-    """s'_q for one query's base scores ``scores`` (shape (n,))."""
+    """s'_q for one query's base scores ``scores`` (shape (n,)).
+
+    ``decay`` scales what a provider gains at each hop past the first: one reached at hop h (h = 1 for the
+    seeds' own providers) gets s_q(u) + decay^(h-1) (g_q(u) - s_q(u)) when that is more than it has. A provider of a
+    provider is evidence once removed from the request, so it inherits less of its consumer's confidence; 1
+    keeps every hop's average whole, 0 is one hop whatever ``hops`` says.
+    """
     if selection not in SELECTIONS:
         raise ValueError(f"selection must be one of {SELECTIONS}")
+    if not 0.0 <= decay <= 1.0:
+        raise ValueError(f"decay must be between 0 and 1, got {decay}")
     base = np.asarray(scores, dtype=np.float64)
     out = base.copy()
     seeds = [int(i) for i in rank(base, ks)[0]]
@@ -207,8 +217,11 @@ def propagate(
         if hop == 0:
             contributors_first = contributors
         new_scores = out.copy()
+        weight = decay**hop
         for u, cons in contributors.items():
             g = (base[u] + sum(current[t] for t in cons)) / (1 + len(cons))
+            if hop:
+                g = base[u] + weight * (g - base[u])
             if g > new_scores[u]:
                 new_scores[u] = g
         out = new_scores
@@ -223,26 +236,28 @@ def propagate(
 
 
 class GraphRetriever:
-    """A base retriever plus one-hop (or h-hop) propagation over a library's relations."""
+    """A base retriever plus one-hop (or h-hop) propagation over a library's relations; the options default to
+    :mod:`libra.retrieval.defaults`, as ``libra retrieve`` and ``libra serve`` do."""
 
     def __init__(
         self,
         base: Any,
         edges: Sequence[Edge],
         name: str = "libra",
-        ks: int = 15,
+        ks: int = DEFAULT_KS,
         kc: int = 20,
-        selection: Selection = "both",
-        hops: int = 1,
-        score_space: ScoreSpace = "probability",
+        selection: Selection = DEFAULT_SELECTION,  # type: ignore[assignment]
+        hops: int = DEFAULT_HOPS,
+        score_space: ScoreSpace = DEFAULT_SCORE_SPACE,  # type: ignore[assignment]
         temperature: float | None = None,
+        decay: float = DEFAULT_DECAY,
     ) -> None:
         if score_space not in SCORE_SPACES:
             raise ValueError(f"score_space must be one of {SCORE_SPACES}")
         self.base = base
         self.edges = list(edges)
         self.name = name
-        self.ks, self.kc, self.selection, self.hops = ks, kc, selection, hops
+        self.ks, self.kc, self.selection, self.hops, self.decay = ks, kc, selection, hops, decay
         self.score_space, self.temperature = score_space, temperature
         self.used_score_space: str | None = None  # what the last score() averaged (after any fallback)
         self.graph: PropagationGraph | None = None
@@ -262,7 +277,9 @@ class GraphRetriever:
         base, self.used_score_space = propagation_scores(
             self.base, self.base_scores(queries), self.score_space, self.temperature
         )
-        return np.vstack([propagate(self.graph, row, self.ks, self.selection, self.hops) for row in base])
+        return np.vstack(
+            [propagate(self.graph, row, self.ks, self.selection, self.hops, decay=self.decay) for row in base]
+        )
 
     def retrieve(self, queries: Sequence[str], depth: int | None = None) -> list[list[str]]:
         """Top-``kc`` tools per query (the paper's candidate set), or ``depth`` when given."""

@@ -11,6 +11,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from libra.retrieval.defaults import (
+    DEFAULT_BASE,
+    DEFAULT_DECAY,
+    DEFAULT_HOPS,
+    DEFAULT_KS,
+    DEFAULT_SCORE_SPACE,
+    DEFAULT_SELECTION,
+)
 from libra.retrieval.documents import DEFAULT_DOCUMENT
 from libra.retrieval.named import BASES, base_retriever, check_base
 
@@ -32,20 +40,21 @@ def explained_retrieval(
     library: Any,
     queries: Sequence[str],
     k: int = 10,
-    base: str = "dense",
+    base: str = DEFAULT_BASE,
     embedder: str = "minilm",
     document: str = DEFAULT_DOCUMENT,
-    ks: int = 15,
-    selection: str = "both",
-    hops: int = 1,
-    score_space: str = "probability",
+    ks: int = DEFAULT_KS,
+    selection: str = DEFAULT_SELECTION,
+    hops: int = DEFAULT_HOPS,
+    score_space: str = DEFAULT_SCORE_SPACE,
     temperature: float | None = None,
+    decay: float = DEFAULT_DECAY,
 ) -> list[list[RetrievedTool]]:
     """Top-``k`` tools of ``library``'s catalog per query, each with its base rank and the seeds that promoted it
     (the short form of :meth:`libra.search.searcher.Searcher.search_many`, which also gives descriptions, schemas and
     prerequisites)."""
     from libra.search.searcher import Searcher, SearchOptions
 
-    opts = SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature)
+    opts = SearchOptions(base, embedder, document, ks, selection, hops, score_space, temperature, decay)
     found = Searcher.from_library(library, opts).search_many(list(queries), k)
     return [[RetrievedTool(r.rank, r.tool, r.base_rank, r.promoted_by) for r in rows] for rows in found]

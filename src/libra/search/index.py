@@ -66,6 +66,9 @@ class SearchIndex:
     #: the MCP servers the catalog came from (``[[mcp]]`` tables, the library's ``meta.mcp_servers``): what a
     #: gateway starts to forward calls; empty for other catalogs
     servers: list[dict[str, Any]] = field(default_factory=list)
+    #: what BM25 indexes per tool (:meth:`libra.catalog.Tool.text`), so a lexical or fused base opens from the
+    #: index too
+    texts: list[str] = field(default_factory=list)
 
     @classmethod
     def from_library(cls, library: Any, vectors: np.ndarray | None = None) -> SearchIndex:
@@ -78,6 +81,7 @@ class SearchIndex:
             prerequisites=prerequisites_of(library.relations),
             vectors=vectors,
             servers=list(library.meta.get("mcp_servers") or []),
+            texts=[t.text() for t in catalog],
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -92,6 +96,7 @@ class SearchIndex:
                 for c, ps in self.prerequisites.items()
             },
             "servers": self.servers,
+            "texts": self.texts,
         }
 
     @classmethod
@@ -104,6 +109,7 @@ class SearchIndex:
             prerequisites={c: [Prerequisite(*p) for p in ps] for c, ps in d["prerequisites"].items()},
             vectors=vectors,
             servers=d.get("servers", []),
+            texts=d.get("texts", []),
         )
 
 

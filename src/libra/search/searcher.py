@@ -95,18 +95,17 @@ class Searcher:
         opts = (options or SearchOptions(**kwargs)).check()
         path = Path(path)
         raw = read_library_bytes(path)
-        if opts.base != "dense":
+        if opts.base == "bm25":
             return cls.from_library(Library.load(path, raw=raw), opts)
         folder = cache_dir() / "search"
         key = index_key(raw, opts.embedder, opts.document)
         index = load_index(folder, key)
-        if index is None or index.vectors is None:
+        if index is None or index.vectors is None or (opts.base != "dense" and len(index.texts) != len(index.names)):
             library = Library.load(path, raw=raw)
             searcher = cls.from_library(library, opts)
             save_index(folder, key, searcher.index)
             return searcher
-        vectors = index.vectors
-        return cls(index, lambda: _dense(opts, vectors), opts)
+        return cls(index, lambda: _over_index(opts, index), opts)
 
     @classmethod
     def from_library(cls, library: Any, options: SearchOptions | None = None, **kwargs: Any) -> Searcher:
@@ -114,10 +113,14 @@ class Searcher:
         from libra.retrieval.named import base_retriever
 
         opts = (options or SearchOptions(**kwargs)).check()
-        retriever = base_retriever(opts.base, opts.embedder, opts.document).fit(library.catalog)
-        vectors = getattr(retriever, "tool_vectors", None)
-        if hasattr(retriever, "cache"):
-            retriever.cache = False  # queries are one-offs: never write a cache file per request
+        retriever = base_retriever(opts.base, opts.embedder, opts.document, opts.score_space, opts.fusion_weight).fit(
+            library.catalog
+        )
+        vectors = None
+        for part in _parts(retriever):
+            if hasattr(part, "tool_vectors"):
+                vectors = part.tool_vectors
+                part.cache = False  # queries are one-offs: never write a cache file per request
         searcher = cls(SearchIndex.from_library(library, vectors), lambda: retriever, opts)
         searcher._retriever = retriever
         return searcher
@@ -161,7 +164,9 @@ class Searcher:
         scores, _ = propagation_scores(base, self._base_scores(base, list(queries)), o.score_space, o.temperature)
         out = []
         for row in scores:
-            new, trace = propagate(self.graph, row, ks=o.ks, selection=o.selection, hops=o.hops, trace=True)  # type: ignore[misc]
+            new, trace = propagate(  # type: ignore[misc]
+                self.graph, row, ks=o.ks, selection=o.selection, hops=o.hops, trace=True, decay=o.decay
+            )
             before, after = ranks(row)[0], ranks(new)[0]
             top = np.argsort(after, kind="stable")[:k]
             out.append(self._results([int(i) for i in top], row, new, before, after, trace.contributors))
@@ -237,10 +242,21 @@ class _Names:
         return len(self.names)
 
 
-def _dense(opts: SearchOptions, vectors: np.ndarray) -> Any:
-    """The dense base over cached tool vectors: loads the embedding model, embeds nothing else."""
-    from libra.retrieval.dense import DenseRetriever
+def _parts(retriever: Any) -> list[Any]:
+    """The retrievers a base is made of: a fusion's parts, else the base itself."""
+    return list(getattr(retriever, "parts", None) or [retriever])
 
-    retriever = DenseRetriever(opts.embedder, cache=False, document=opts.document)
-    retriever.tool_vectors = vectors
+
+def _over_index(opts: SearchOptions, index: SearchIndex) -> Any:
+    """The base over a cached index: the dense part takes the stored tool vectors (loading the embedding model,
+    embedding nothing else), a lexical part indexes the stored documents (milliseconds)."""
+    from libra.retrieval.named import base_retriever
+
+    retriever = base_retriever(opts.base, opts.embedder, opts.document, opts.score_space, opts.fusion_weight)
+    for part in _parts(retriever):
+        if hasattr(part, "tool_vectors"):
+            part.cache = False
+            part.tool_vectors = index.vectors
+        else:
+            part.fit_texts(index.texts)
     return retriever

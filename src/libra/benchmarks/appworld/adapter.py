@@ -339,6 +339,15 @@ class AppWorldBenchmark(Benchmark):
                 )
         return tasks
 
+    def split_unit(self, task: Task) -> str:
+        """The scenario: AppWorld phrases each scenario as three tasks (``<scenario>_1`` .. ``_3``) with the same
+        tools, so the three stay in one half."""
+        return task.id.rsplit("_", 1)[0]
+
+    def split_stratum(self, task: Task) -> str:
+        """AppWorld's own split (train, dev) and the scenario's difficulty."""
+        return f"{task.metadata.get('split', '')}/{task.metadata.get('difficulty', '')}"
+
     def fixtures(self) -> dict[str, Any]:
         """What the sandbox's operator knows: the made-up supervisor's e-mail and phone number. Never the apps'
         passwords: those are only readable through ``supervisor.show_account_passwords``."""

@@ -162,6 +162,10 @@ class BFCLBenchmark(Benchmark):
     def tasks(self) -> list[Task]:
         return load_tasks()
 
+    def split_stratum(self, task: Task) -> str:
+        """The API classes a task involves: both halves hold each combination in the same proportion."""
+        return "+".join(sorted(task.metadata.get("involved_classes") or []))
+
     def fixtures(self) -> dict[str, Any]:
         """The sandbox account of BFCL's default scenario (the posting backend's DEFAULT_STATE credentials).
 

@@ -586,6 +586,10 @@ class SciToolEvalBenchmark(Benchmark):
             )
         return [by_id[i] for i in keep]
 
+    def split_stratum(self, task: Task) -> str:
+        """The task's level (one tool or a chain): both halves hold each level in the same proportion."""
+        return str(task.metadata.get("split") or "")
+
     def runtime(self, **kwargs: Any) -> Any:
         return make_scitooleval_runtime(**kwargs)
 

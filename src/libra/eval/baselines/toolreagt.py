@@ -49,7 +49,13 @@ DESCRIPTIONS = {
         "query, and returns a ranked list of tools."
     ),
 }
-BACKEND_KIND = {"ego-trip": "graph", "libra": "library", "libra-hybrid": "library", "schema-only": "library"}
+BACKEND_KIND = {
+    "ego-trip": "graph",
+    "libra": "library",
+    "libra-dense": "library",
+    "libra-hybrid": "library",
+    "schema-only": "library",
+}
 SYSTEM = """You help with many kinds of tasks and may call tools to do so.
 
 ## Tools
