@@ -32,6 +32,7 @@ from libra.induction.explore.checkpoint import CHECKPOINT_VERSION
 from libra.induction.explore.engine import Engine
 from libra.induction.fingerprints import build_fingerprints
 from libra.induction.health import health_summary, rejection_messages, warn
+from libra.induction.identity import BOOKKEEPING_FIELDS, PROPOSER_SETTINGS, proposer_identity  # noqa: F401 - importable from here as before
 from libra.induction.peak import PeakMemory
 from libra.induction.providers import no_relation_causes
 from libra.induction.update import UpdatePlan, plan_update
@@ -131,36 +132,6 @@ def _identity(
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
-
-
-#: BuildConfig fields that only pace the build's own bookkeeping: no value of them changes the library built.
-BOOKKEEPING_FIELDS: tuple[str, ...] = ("checkpoint_every_s",)
-#: Settings of a model-backed proposer (its ``config``) that decide what the model answers: the endpoint, the
-#: model and the sampling and prompt settings. Keys, reply caches, timeouts, retries and concurrency only change
-#: how the same replies are fetched, so they stay out of a build's key (a rotated API key must not rebuild).
-PROPOSER_SETTINGS: tuple[str, ...] = (
-    "base_url",
-    "model",
-    "temperature",
-    "max_tokens",
-    "json_mode",
-    "rules",
-    "calling_convention",
-)
-
-
-def proposer_identity(proposer: str | Proposer) -> dict[str, Any]:
-    """What names a proposer's output: its name plus, for a model-backed one, the :data:`PROPOSER_SETTINGS` of
-    its ``config``. A registered name and an instance of the same proposer get the same identity."""
-    if isinstance(proposer, str):
-        return {"name": proposer}
-    kind = type(proposer)
-    out: dict[str, Any] = {"name": getattr(proposer, "name", None) or f"{kind.__module__}.{kind.__qualname__}"}
-    config = getattr(proposer, "config", None)
-    for key in PROPOSER_SETTINGS:
-        if hasattr(config, key):
-            out[key] = getattr(config, key)
-    return out
 
 
 _FRESH_FINGERPRINTS: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()

@@ -120,8 +120,8 @@ def starting_state(source: Any, fresh: State) -> dict[str, str]:
 def option_values(options: Any) -> dict[str, Any]:
     """The build options that decide what a build finds, as JSON data (see the module docstring)."""
     from libra.embeddings.embedders import get_embedder
-    from libra.induction.build import BOOKKEEPING_FIELDS, proposer_identity
     from libra.induction.explore.checkpoint import CHECKPOINT_VERSION
+    from libra.induction.identity import BOOKKEEPING_FIELDS, proposer_identity
     from libra.library.artifact import FORMAT_VERSION
 
     values = {f"config.{k}": v for k, v in options.config.to_dict().items() if k not in BOOKKEEPING_FIELDS}

@@ -52,7 +52,7 @@ def open_searcher(library: Path, defer: bool) -> tuple[Any, list[dict[str, Any]]
     from libra.library.artifact import read_library_bytes
     from libra.search.index_key import index_key, peek_index
     from libra.search.options import SearchOptions
-    from libra.serve.server import SearcherLoading
+    from libra.serve.loading import SearcherLoading
 
     open_ = searcher_opener(library)
     options = SearchOptions()

@@ -110,7 +110,7 @@ class LiveLibrary:
         threading.Thread(target=self._reload, daemon=True, name="libra-reload").start()
 
     def _reload(self) -> None:
-        from libra.serve.server import SearcherLoading
+        from libra.serve.loading import SearcherLoading
 
         read = read_version(self.path)
         if read is None:
