@@ -11,8 +11,8 @@ import typer
 from libra.cli.main import app
 from libra.sources.build_options import build_option_params
 
-#: ``build`` parameters a project file cannot set: where the result goes, the sources themselves, the help.
-NOT_IN_FILE = ("benchmark", "out", "config", "tools", "help")
+#: ``build`` parameters a project file cannot set: where the result goes, the library it updates, the sources, the help.
+NOT_IN_FILE = ("benchmark", "out", "config", "tools", "help", "update")
 
 
 def test_the_build_table_declares_every_build_option_as_the_command_does():
