@@ -19,7 +19,7 @@ from pathlib import Path
 from _common import save
 
 SUITES = ("banking", "slack", "travel", "workspace")
-METHODS = ("bm25", "dense", "libra")
+METHODS = ("bm25", "dense", "hybrid", "libra-dense", "libra")  # (libra: the default, on the hybrid base)
 KS = (5, 10)
 
 
@@ -78,7 +78,10 @@ def suite(name: str, work: Path) -> dict:
         _libra("eval", bench_name, *methods, "--k", str(k), "--library", str(lib_path), "--runs", str(runs))
         rows = json.loads(out.read_text(encoding="utf-8"))["results"]
         scores[str(k)] = {
-            "all": {r["method"]: {m: round(r[m], 1) for m in ("P", "R", "NDCG")} for r in rows},
+            "all": {
+                r["method"]: {m: round(r[key], 1) for m, key in (("P", "precision"), ("R", "recall"), ("NDCG", "ndcg"))}
+                for r in rows
+            },
             "hidden": _hidden_scores(runs, queries, k),
         }
     return {

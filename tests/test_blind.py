@@ -2,7 +2,8 @@
 
 First the catalogs are checked as their authors checked them (each folder's own ``check_*.py`` script, run as
 written), so a failure below is libra's, not the catalog's. Then every catalog is built with the default options
-and each dependency its author listed is a test of its own: found, or a strict xfail naming why libra misses it;
+and each dependency its author listed is a test of its own: found, or a strict xfail naming why libra misses it (a
+non-strict one where only some builds miss it);
 each pair the author listed as not a dependency must not be related; and no tool may end the build without a
 single successful call unless its author said no valid call exists.
 """
@@ -15,7 +16,7 @@ import sys
 import pytest
 
 from tests import blind_suite as blind
-from tests.blind_known import KNOWN_HITS, KNOWN_MISSES, KNOWN_SILENT
+from tests.blind_known import KNOWN_HITS, KNOWN_MISSES, KNOWN_SILENT, KNOWN_UNSTABLE
 
 _BUILDS: dict[str, blind.Outcome] = {}
 
@@ -27,15 +28,24 @@ def built(name: str) -> blind.Outcome:
     return _BUILDS[name]
 
 
+def _marks(key: tuple, known: dict) -> list:
+    """A strict xfail for what every build misses; a non-strict one for what only some builds miss (the exploration
+    does not yet always make the same calls: see benchmarks/bench_blind.py's known_file)."""
+    if key in known:
+        return [pytest.mark.xfail(strict=True, reason=known[key])]
+    if key in KNOWN_UNSTABLE:
+        return [pytest.mark.xfail(strict=False, reason=KNOWN_UNSTABLE[key])]
+    return []
+
+
 def _cases(kind: str) -> list:
     out = []
     for name in blind.CATALOGS:
         deps = blind.dependencies(name) if kind == "designed" else blind.exclusions(name)
         known = KNOWN_MISSES if kind == "designed" else KNOWN_HITS
         for d in deps:
-            why = known.get((name, d.provider, d.consumer))
-            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-            out.append(pytest.param(name, d, id=f"{name}:{d.provider}->{d.consumer}", marks=marks))
+            key = (name, d.provider, d.consumer)
+            out.append(pytest.param(name, d, id=f"{name}:{d.provider}->{d.consumer}", marks=_marks(key, known)))
     return out
 
 
@@ -65,9 +75,7 @@ def _silent_cases() -> list:
         d = blind.declared(name)
         named = {blind.tool_name(name, x[k]) for x in d["dependencies"] for k in ("provider", "consumer")}
         for tool in sorted(named - blind.no_valid_call(name)):
-            why = KNOWN_SILENT.get((name, tool))
-            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
-            out.append(pytest.param(name, tool, id=f"{name}:{tool}", marks=marks))
+            out.append(pytest.param(name, tool, id=f"{name}:{tool}", marks=_marks((name, tool), KNOWN_SILENT)))
     return out
 
 

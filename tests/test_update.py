@@ -94,6 +94,10 @@ def test_a_changed_docstring_retests_only_that_tools_pairs(shop: Path) -> None:
     assert update["stale"] == [] and update["tested_tool_pairs"] >= 1 and update["tested_outside_focus"] == 0
     _build(shop, "fresh.json")  # a full build of the edited tools
     assert _edges(shop / "updated.json") == _edges(shop / "fresh.json")
+    # values of two unchanged tools went only along the pairs the earlier build related, and in fewer calls
+    engine = Library.load(shop / "updated.json").stats["engine"]
+    assert engine["skipped_kept"] > 0
+    assert engine["executed_calls"] < Library.load(shop / "fresh.json").stats["engine"]["executed_calls"]
 
 
 def test_a_removed_tool_takes_its_relations_and_adding_it_back_restores_them(shop: Path) -> None:

@@ -59,6 +59,7 @@ CATALOGS = (
     "player",
     "archive",
     "desk",
+    "board",
 )
 
 #: Which catalog (and, in tests/test_generalization.py, which direct test) exercises each behaviour a catalog nobody
@@ -107,6 +108,10 @@ COVERAGE: dict[str, str] = {
         "orders (error string in a list, error object in a list, verified flag, 'Database error: ...' text)"
     ),
     "builds report their health": "weather (every call needs a key nobody gave the build); test_build_health",
+    "refusals met late revise literals": (
+        "board (an API key the refusal sends the caller to sign_in for, a post id no post has, a reaction of the "
+        "wrong form refused only once a post exists, a write's undeclared reply read on its first success)"
+    ),
     "identifiers only look alike": (
         "desk (messages, meetings and documents numbered by counters of their own: another kind's number often "
         "names some record, and only the other numbers of its field show it is not the consumer's kind)"

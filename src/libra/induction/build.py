@@ -346,6 +346,7 @@ def _build_on(
             memo=memo,
         )
         engine.focus = plan.focus if plan else None
+        engine.kept_flows = plan.kept_flows(catalog) if plan else None
         cleanup.append(engine)
         # the engine has indexed the candidates: the library keeps them as columns, the objects go (see candidate_table)
         stored = candidate_table(candidates, catalog.names, encoder.similarity)

@@ -32,7 +32,7 @@ from libra.contracts.model import Contract
 from libra.library.artifact import Candidate, Library, Relation, dedupe
 from libra.library.fingerprints import BuildFingerprints, CatalogChanges
 
-__all__ = ["UpdatePlan", "plan_update"]
+__all__ = ["KeptFlows", "UpdatePlan", "plan_update"]
 
 
 def stale_tools(old: Library, changes: CatalogChanges) -> list[str]:
@@ -45,6 +45,27 @@ def stale_tools(old: Library, changes: CatalogChanges) -> list[str]:
     gone = set(changes.removed)
     stale |= {r.consumer for r in old.relations if r.kind == "state" and r.provider in gone} & unchanged
     return sorted(stale)
+
+
+@dataclass(frozen=True)
+class KeptFlows:
+    """Where an update offers values between two unchanged tools, which it does not test: only to make the consumer
+    succeed, so that the values and states a new or changed tool may consume exist.
+
+    - A consumer of a group (a server, a class) with a new or changed tool is offered values as in a build (on a
+      small budget per pair, see :data:`~libra.induction.explore.offers.UNTESTED_OFFERS_PER_PAIR`): within a group,
+      sessions, ids and states chain through many tools, and the earlier build's relations do not record every
+      offer that made one of them succeed (a test whose control also succeeded is no relation).
+    - A consumer of a group with no such tool (``elsewhere``) is offered values only along the value relations the
+      earlier build kept (``related``): those are the offers that made it succeed, and across groups most others
+      were refused (the reason a joint build spends its offers where values fit).
+    """
+
+    related: frozenset[tuple[str, str, str, str]]  # (provider, field, consumer, input)
+    elsewhere: frozenset[str]
+
+    def allows(self, provider: str, field: str, consumer: str, param: str) -> bool:
+        return consumer not in self.elsewhere or (provider, field, consumer, param) in self.related
 
 
 @dataclass
@@ -78,6 +99,19 @@ class UpdatePlan:
         """The old relations between two kept tools, with their evidence."""
         keep = self.kept
         return [r for r in self.old.relations if r.provider in keep and r.consumer in keep]
+
+    def kept_flows(self, catalog: Catalog) -> KeptFlows:
+        """What an update offers along pairs of two unchanged tools (see :class:`KeptFlows`)."""
+        focus = self.focus
+        groups = {t.group for t in catalog if t.name in focus}
+        return KeptFlows(
+            frozenset(
+                (r.provider, r.provider_field, r.consumer, r.consumer_input)
+                for r in self.kept_relations()
+                if r.provider_field and r.consumer_input
+            ),
+            frozenset(t.name for t in catalog if t.name not in focus and t.group not in groups),
+        )
 
     def merge_health(self, health: dict[str, Any]) -> None:
         """An update's health, whole: a tool it did not build again keeps the old build's verdict on whether it

@@ -208,7 +208,7 @@ def _strings(value: Any) -> list[str]:
 
 
 def missing_references(
-    contract: Contract, feedback: list[dict[str, Any]]
+    contract: Contract, feedback: list[dict[str, Any]], also: re.Pattern[str] | None = None
 ) -> list[tuple[str, str, list[str | int] | None]]:
     """Literal inputs a success template passed that the tool refused as naming nothing: (parameter, message,
     pointer), the pointer locating the refused leaf inside a structured literal (None: the whole value).
@@ -222,6 +222,7 @@ def missing_references(
     record -- ``entityName`` among the contents to add to that entity -- so only that leaf is marked
     (:data:`~libra.contracts.model.NESTED_REFERENCE`), once. A message that quotes the values of several inputs ("rename
     'a' -> 'b': no such file") does not say which of them names nothing, so it turns no whole input into a reference.
+    ``also`` adds wordings a caller reads as "nothing has that name" besides the common ones.
     """
     out: list[tuple[str, str, list[str | int] | None]] = []
     templates = {t.name: t for t in contract.templates}
@@ -234,7 +235,7 @@ def missing_references(
         if classify(contract, rec) == "success":
             continue
         message = rejection_message(rec) or ""
-        if not _MISSING.search(message):
+        if not (_MISSING.search(message) or (also is not None and also.search(message))):
             continue
         passed = fb.get("arguments", {}) or {}
         given = {**{p: a.value for p, a in t.arguments.items() if a.kind == "literal"}, **passed}

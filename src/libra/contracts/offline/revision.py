@@ -258,6 +258,13 @@ def _observe_missing(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) 
     return changed
 
 
+def add_exports(contract: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[str]:
+    """Add to ``contract``, in place, exports for the leaves of successful replies (and state changes) that no
+    export reaches; what changed, as notes. The rule :func:`revise` applies to checking's feedback, for a caller
+    that meets a tool's first success later (the exploration, see :mod:`libra.induction.explore.revising`)."""
+    return _add_exports(contract, tool, feedback)
+
+
 def _add_exports(new: Contract, tool: Tool, feedback: list[dict[str, Any]]) -> list[str]:
     """Exports for the observed leaves of successful outputs and state changes no export reaches, and for the values
     inside their text; a declared response export that reached nothing moves to a leaf of its own label."""

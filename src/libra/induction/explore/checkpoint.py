@@ -19,13 +19,14 @@ from libra.induction.explore.state import EngineState, Explored
 
 __all__ = ["CHECKPOINT_FORMAT", "CHECKPOINT_VERSION", "CheckpointMixin"]
 
-CHECKPOINT_VERSION = 35  # bump whenever the exploration changes: an old checkpoint must not be resumed
+CHECKPOINT_VERSION = 36  # bump whenever the exploration changes: an old checkpoint must not be resumed
 # The checkpoint's layout (the packed worklist of :mod:`.worklist` since 2): a change of layout alone changes no
 # library, so it has its own number rather than CHECKPOINT_VERSION, which is part of a library's cache key.
 # 3: the heaps remember the spent items they left out (worklist.PackedHeap), offers are counted per candidate
 # position (pair_counts.PairCounts); 4: a heap keeps one array bucket per priority (worklist.PackedHeap);
-# 5: the explored state is one object (state.Explored), its records pickled from the modules of explore/
-CHECKPOINT_FORMAT = 5
+# 5: the explored state is one object (state.Explored), its records pickled from the modules of explore/;
+# 6: it holds the contracts the exploration revised (revising.py)
+CHECKPOINT_FORMAT = 6
 
 
 class CheckpointMixin(EngineState):
@@ -67,6 +68,8 @@ class CheckpointMixin(EngineState):
         if not self.memo.truncate(int(payload.get("memo_rows", -1))):
             return False  # (a store with fewer rows than the checkpoint saw is not this checkpoint's memo)
         self.adopt(explored)
+        for name, contract in self.revised.items():  # (the templates the build had revised when it stopped)
+            self.contracts[name] = contract
         self._present_by_node.clear()  # (keyed by node ids: the restored nodes are others)
         self._state_makers = None  # (derived from the restored nodes when first asked)
         self._present_by_path.clear()

@@ -148,6 +148,7 @@ class Engine(
         self._shown_cache = {}
         self._present_by_node = {}
         self._state_makers = None
+        self._bare_names = None
         self._present_by_path = {}
         # for one wave
         self._out = None

@@ -19,9 +19,10 @@ from typing import Any
 
 from libra._util.text import words
 from libra.catalog import Catalog, Tool
-from libra.contracts.model import Contract
+from libra.contracts.model import Contract, Export
 from libra.contracts.offline.vocabulary import is_creation_tool
 from libra.embeddings.fields import humanize
+from libra.induction.candidates import input_accepts
 from libra.induction.config import BuildConfig
 from libra.induction.explore.types import FIXTURE, PoolValue
 from libra.library.artifact import Candidate
@@ -138,6 +139,7 @@ class InputRules:
         runnable = {t.name for t in catalog if t.executable and t.name in contracts}
         #: provider (tool, export) -> consumer (tool, input); consumer (tool, input) -> providers
         self.by_provider, self.by_consumer = index_candidates(candidates, runnable)
+        self.runnable = runnable
         self.groups = {t.group.lower() for t in catalog if t.group}
         self.group_of = {t.name: t.group for t in catalog}
         self.tools = {t.name: t for t in catalog}
@@ -149,6 +151,39 @@ class InputRules:
         self._literal_fit_cache: dict[Key, bool] = {}
         self._checked_cache: dict[Key, bool] = {}
         self._inside_cache: dict[Key, bool] = {}
+
+    def add_candidates(self, provider: str, exports: Sequence[Export]) -> int:
+        """Index the candidate pairs of exports a contract gained during the exploration (see
+        :func:`~libra.induction.explore.revising.export_first_reply`): each to every input of another runnable tool
+        that accepts its type, as :func:`~libra.induction.candidates.candidate_compositions` pairs them before the
+        build; how many pairs were added. A provider field already indexed keeps its row (its offers are counted by
+        position in it)."""
+        added = 0
+        for export in exports:
+            key = (provider, export.name)
+            if not export.propagate or key in self.by_provider or provider not in self.runnable:
+                continue
+            kind = schema_type(export.schema)
+            row = [
+                (t.name, p)
+                for t in self.catalog
+                if t.name in self.runnable and t.name != provider
+                for p in t.param_names
+                if input_accepts(t.param_schema(p), kind)
+            ]
+            self.by_provider[key] = row
+            for consumer in row:
+                self.by_consumer[consumer] = (*self.by_consumer.get(consumer, ()), key)
+                self._key_cache.pop(consumer, None)
+                self._allowed_cache.pop(consumer, None)
+            added += len(row)
+        return added
+
+    def forget(self, consumer: str, param: str) -> None:
+        """Drop what is cached about an input whose template argument was revised (see :mod:`.revising`)."""
+        key = (consumer, param)
+        for cache in (self._offered_cache, self._literal_fit_cache, self._checked_cache, self._inside_cache):
+            cache.pop(key, None)
 
     # ------------------------------------------------------------------------------------------- the name rule
     def ranked_keys(self, consumer: str, param: str) -> list[tuple[float, Key]]:

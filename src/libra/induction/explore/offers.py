@@ -21,6 +21,11 @@ __all__ = ["OffersMixin"]
 
 _NO_REFERENCES: dict[str, Any] = {}  # a contract without nested references (read only)
 
+#: Offers per (provider field, consumer input) when an update tests neither tool (both unchanged): the offers
+#: only make the consumer succeed, so that the values and states a changed tool may need exist, and a couple of
+#: values per pair do that; the full ``offers_per_pair`` is for pairs whose relation is being tested.
+UNTESTED_OFFERS_PER_PAIR = 2
+
 
 class OffersMixin(EngineState):
     """The work items a success's new values make."""
@@ -63,6 +68,12 @@ class OffersMixin(EngineState):
         nested, tools, schema_ids = self.inputs.nested, self.inputs.tools, self.fits.schema_ids
         pair_tests, relations, counters, refuted = self.pair_tests, self.relations, self.counters, self.refuted
         tests_per_pair, offers_per_pair = self.config.tests_per_pair, self.config.offers_per_pair
+        focus = self.focus
+        # an update tests no pair of two unchanged tools: offers along one only make the consumer succeed, for
+        # the values and states a changed tool may need (where they go: update.KeptFlows), and a couple of values
+        # per pair do that
+        kept_pair = focus is not None and pv.tool not in focus
+        flows = self.kept_flows
         # whether the value fits an input, per validator: a function of the two (see FitChecker), and the value's
         # many candidate inputs share a few validators
         fits: dict[int, bool] = {}
@@ -85,9 +96,13 @@ class OffersMixin(EngineState):
             if pv.restated and self._known_moot((pv.tool, pv.export, consumer, param), pv):
                 counters["skipped_moot"] = counters.get("skipped_moot", 0) + 1
                 continue
+            kept = kept_pair and consumer not in focus
+            if kept and flows is not None and not flows.allows(pv.tool, pv.export, consumer, param):
+                counters["skipped_kept"] = counters.get("skipped_kept", 0) + 1
+                continue
             slot = at if slots is None else slots[at]
             settled_or_spent = (
-                offers[slot] >= offers_per_pair
+                offers[slot] >= (UNTESTED_OFFERS_PER_PAIR if kept else offers_per_pair)
                 or pair_tests.get((pv.tool, pv.export, consumer, param), 0) >= tests_per_pair
                 or (pv.tool, consumer, "provenance", pv.export, param) in relations
                 or (refuted and (pv.tool, pv.export, consumer, param) in refuted)
@@ -152,6 +167,7 @@ class OffersMixin(EngineState):
         key = (creator, consumer, param)
         if (
             creator == consumer
+            or self.outside_focus(creator, consumer)  # (an update keeps that pair's evidence: no test to run)
             or self.catalog[creator].group != tool.group
             or not self.inputs.same_group(pv, tool)
             or (creator, consumer, "state", None, None) in self.relations

@@ -14,6 +14,7 @@ from typing import Any
 
 from libra.contracts.exclusive import exclusive_inputs
 from libra.contracts.outcome import rejection_message
+from libra.induction.explore.revising import MAX_REVISIONS, export_first_reply, revise_template
 from libra.induction.explore.schedule import gate_message
 from libra.induction.explore.state import EngineState
 from libra.induction.explore.types import (
@@ -58,6 +59,8 @@ class PlanningMixin(EngineState):
                 continue
             if self._learn_exclusive(item, args, rec, wave):
                 continue
+            if self._revise_literals(item, args, used, rec, wave):
+                continue
             self.fits.learn_refusal(self.catalog[item.tool], args, rejection_message(rec))
             if item.fixed:
                 self._note_refusal(item, args, rec)
@@ -86,6 +89,66 @@ class PlanningMixin(EngineState):
             wave.new_items.append(item)
         return True
 
+    def _revise_literals(
+        self, item: Item, args: dict[str, Any], used: dict[str, int], rec: dict[str, Any], wave: Wave
+    ) -> bool:
+        """Revise the item's template from a refusal of one of its own literals (:mod:`.revising`: a literal
+        of the wrong form repaired from the message, an invented name the tool says names nothing observed from
+        then on) and run the item again; True when it did. The refusal was about the literal, not the state, so
+        it is no evidence of a gate."""
+        key = (item.tool, item.template)
+        if rec.get("status") == "success" or self.revisions.get(key, 0) >= MAX_REVISIONS:
+            return False
+        tool = self.catalog[item.tool]
+        if self._bare_names is None:
+            self._bare_names = {t.name.rsplit(".", 1)[-1] for t in self.catalog if t.executable}
+        others = self._bare_names - {tool.name.rsplit(".", 1)[-1]}
+        contract = self.contracts[item.tool]
+        changed = revise_template(contract, tool, item.template, args, rec, pooled=used, others=others)
+        if not changed:
+            return False
+        self.revisions[key] = self.revisions.get(key, 0) + 1
+        self.revised[item.tool] = contract
+        self.counters["literals_revised"] = self.counters.get("literals_revised", 0) + len(changed)
+        wave.new_items.append(item)
+        for param in changed:
+            self.inputs.forget(item.tool, param)
+            if contract.templates[item.template].arguments[param].kind == "observation":
+                self._offer_known(item.tool, param, wave.new_items)
+        return True
+
+    def _read_first_reply(self, item: Item, args: dict[str, Any], rec: dict[str, Any]) -> None:
+        """On a tool's first success, give a contract that exports nothing of its replies the fields of this one
+        (:func:`~.revising.export_first_reply`), once per tool."""
+        key = (item.tool, -1)  # (in the books of revisions: checkpointed with them)
+        if key in self.revisions:
+            return
+        self.revisions[key] = 1
+        contract = self.contracts[item.tool]
+        added = export_first_reply(contract, self.catalog[item.tool], item.template, args, rec)
+        if added:
+            self.revised[item.tool] = contract
+            self.counters["exports_added"] = self.counters.get("exports_added", 0) + added
+            pairs = self.inputs.add_candidates(item.tool, contract.exports[-added:])
+            self.counters["candidates_added"] = self.counters.get("candidates_added", 0) + pairs
+
+    def _offer_known(self, consumer: str, param: str, items: list[Item]) -> None:
+        """Offer an input that has just become observed the values the pool already holds for it (a few per
+        provider field, best-named first): they were made before the input took offers, and a sign-in made once
+        early in the build would otherwise never reach it."""
+        keys = {k: sim for sim, k in self.inputs.ranked_keys(consumer, param)}
+        per_key: dict[tuple[str, str], int] = {}
+        tool = self.catalog[consumer]
+        known = [pv for pv in self.values if (pv.tool, pv.export) in keys]
+        for pv in sorted(known, key=lambda v: -keys[(v.tool, v.export)]):
+            k = (pv.tool, pv.export)
+            if per_key.get(k, 0) >= self.config.offers_per_pair:
+                continue
+            if self.fits.as_passed(tool, param, pv.value) is None:
+                continue
+            per_key[k] = per_key.get(k, 0) + 1
+            self._offer_items(pv, self.nodes[pv.node], consumer, param, None, False, items)
+
     def _on_success(
         self,
         item: Item,
@@ -98,6 +161,7 @@ class PlanningMixin(EngineState):
         """Log a successful call and plan everything it leads to: the free state test against the parent state,
         a control per upstream value it used (lines 17-19), the state it created, the values it exports and the
         offers they make (lines 24-25), and the before/after sweep of its state change (lines 26-32)."""
+        self._read_first_reply(item, args, rec)
         node = self.nodes[item.node]
         call_id = len(self.calls)
         self.calls.append(

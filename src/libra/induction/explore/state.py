@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from libra.induction.explore.inputs import InputRules
     from libra.induction.explore.stream import CallsOut
     from libra.induction.explore.worklist import Item
+    from libra.induction.update import KeptFlows
     from libra.probing.memo import MemoStore
     from libra.runtime.base import Runtime
 
@@ -108,6 +109,10 @@ class Explored:
     refuted: dict[tuple[str, str, str, str], str] = field(default_factory=dict)
     # The retries of failed calls keep their own books (:mod:`.retries`): nothing above reads them.
     retry: RetryLedger = field(default_factory=RetryLedger)
+    # (tool, template index) -> revisions of that template's literals from refusals, and the contracts so revised
+    # (see :mod:`.revising`): a resumed build runs the revised templates, as the build it resumes did
+    revisions: dict[tuple[str, int], int] = field(default_factory=dict)
+    revised: dict[str, Contract] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)  # see COUNTERS
     started: bool = False  # the fresh state and the initial probes are in (Engine.start)
     # Memo keys of calls contract checking made through the same store that this exploration has not made yet
@@ -157,6 +162,9 @@ class EngineState:
     #: the tools an update builds again (:mod:`libra.induction.update`): when set, only pairs with one of them on
     #: either side are tested; None tests every pair
     focus: frozenset[str] | None = None
+    #: with ``focus``: where an update offers values between two unchanged tools (:class:`~libra.induction.update.
+    #: KeptFlows`)
+    kept_flows: KeptFlows | None = None
 
     # the explored state (see Explored)
     queue: PackedHeap
@@ -184,9 +192,13 @@ class EngineState:
     relations: dict[tuple, Relation]
     refuted: dict[tuple[str, str, str, str], str]
     retry: RetryLedger
+    revisions: dict[tuple[str, int], int]
+    revised: dict[str, Contract]
     counters: dict[str, int]
     started: bool
     inherited: set[MemoKey]
+
+    _bare_names: set[str] | None  # the catalog's tool names without their server or class (see _revise_literals)
 
     # for one wave (never checkpointed)
     _out: CallsOut | None  # the wave's stream of calls (CallsMixin.run_many)

@@ -350,14 +350,14 @@ class McpRuntime:
         recently parked ones are ended); one whose state is unknown is ended."""
         parked = self._parked[name]
         if self._live is None:
-            conn.stop()
+            conn.retire()
             return
         old = parked.pop(self._live, None)
         if old is not None:
-            old.stop()
+            old.retire()
         parked[self._live] = conn
         while len(parked) > self.parked_per_server:
-            parked.popitem(last=False)[1].stop()
+            parked.popitem(last=False)[1].retire()
 
     def _parked_at(self, fp: str, history: tuple[tuple[str, str], ...]) -> bool:
         """Whether every server whose memory the state holds calls for has an instance parked in that state."""
