@@ -12,8 +12,9 @@ Given the library a catalog was built into before and the fingerprints of the bu
 Some unchanged tools are built again all the same (:func:`stale_tools`), because what the old build concluded
 about their pairs rested on a tool that changed: when tools were added, a tool the old build never called
 successfully (a new tool may be what it was waiting for: removing a sign-in and adding it back must find the
-cart's relations again), and a tool a removed tool had a state relation to (it succeeded in states that tool
-made, which no call can make now). A changed tool re-tests only its own pairs: its state relations to others are
+cart's relations again), and a tool a removed tool had a state or provenance relation to (it succeeded in states
+that tool made, or with values it returned, which no call can make now), and in turn the tools those had such a
+relation to. A changed tool re-tests only its own pairs: its state relations to others are
 among them.
 
 Evidence is reusable only when it would be found again: a build option that decides what a build finds, or a
@@ -42,8 +43,15 @@ def stale_tools(old: Library, changes: CatalogChanges) -> list[str]:
     if changes.added:
         health = old.stats.get("health") if isinstance(old.stats.get("health"), dict) else {}
         stale |= unchanged & set(health.get("tools_never_succeeded") or [])
-    gone = set(changes.removed)
-    stale |= {r.consumer for r in old.relations if r.kind == "state" and r.provider in gone} & unchanged
+    # what rested on a removed tool: the tools it had a state or provenance relation to, and in turn theirs (a
+    # checkout that succeeded only on a cart that succeeded only once signed in rests on the sign-in too)
+    resting = [(r.provider, r.consumer) for r in old.relations if r.kind in ("state", "provenance")]
+    frontier = set(changes.removed)
+    reached: set[str] = set()
+    while frontier:
+        frontier = {c for p, c in resting if p in frontier and c in unchanged and c not in reached}
+        reached |= frontier
+    stale |= reached
     return sorted(stale)
 
 
