@@ -75,3 +75,18 @@ def interrupt_and_wait(proc: subprocess.Popen, timeout: float = 30) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of process group ``pgid``: what a stopped command must not leave behind."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(entry.name))
+    return alive

@@ -16,22 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli_toys import MAIN, ROOT, cli_env
-
-
-def _group_members(pgid: int) -> list[int]:
-    """Live (not zombie) processes of process group ``pgid``."""
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(entry.name))
-    return alive
+from .cli_toys import MAIN, ROOT, cli_env, group_members
 
 
 def _as_from_a_terminal() -> None:
@@ -75,9 +60,9 @@ def _assert_interrupted(proc: subprocess.Popen[str], err: str) -> None:
     # The pool's workers and the process that forks them end with the command (the latter once it sees its
     # parent gone, so allow it a moment).
     deadline = time.monotonic() + 30
-    while _group_members(proc.pid) and time.monotonic() < deadline:
+    while group_members(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _group_members(proc.pid) == []
+    assert group_members(proc.pid) == []
 
 
 def test_ctrl_c_during_build_exits_130(tmp_path):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from .cli_toys import MAIN, ROOT, cli_env
+from .cli_toys import MAIN, ROOT, cli_env, group_members
 
 SHOP = ROOT / "examples" / "shop"
 OFFICE = ROOT / "tests" / "fixtures" / "locked_office.py"
@@ -233,19 +233,6 @@ def test_an_output_in_a_missing_folder_is_refused(tmp_path):
         assert not (tmp_path / "no").exists() and run.stdout == ""
 
 
-def _group_alive(pgid: int) -> list[int]:
-    alive = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                alive.append(int(entry.name))
-    return alive
-
-
 def test_sigterm_cleans_up_and_says_so(tmp_path):
     """A build over an MCP server, stopped by SIGTERM: status 143, one ``terminated`` line, no temporary sandbox
     folder, no lock file and no process left."""
@@ -279,9 +266,9 @@ def test_sigterm_cleans_up_and_says_so(tmp_path):
     assert err.strip().splitlines()[-1] == "terminated" and "Traceback" not in err, err
     assert not list(tmpdir.glob("libra-mcp-*")) and not list(tmp_path.glob(".*.lock")) and not out.exists()
     deadline = time.monotonic() + 30
-    while _group_alive(proc.pid) and time.monotonic() < deadline:
+    while group_members(proc.pid) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _group_alive(proc.pid) == []
+    assert group_members(proc.pid) == []
 
 
 # -- messages that send users the right way ------------------------------------------------------------------
