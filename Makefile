@@ -39,8 +39,9 @@ mcp-servers: setup
 demo: setup
 	$(BIN)/libra eval bfcl --method bm25 --method dense --method libra
 
-# PYTHONHASHSEED: some of the exploration's orderings still follow string hashing, so a build's relations can differ
-# between interpreter runs on the blind catalogs; the suite pins it until those orderings are made explicit.
+# PYTHONHASHSEED is pinned as a guard: a build should make the same calls under any seed (the blind catalogs do, since
+# states are keyed by their content alone), and a pinned seed keeps an ordering that followed string hashing again
+# from making the suite flaky before it is found.
 test: setup appworld mcp-servers lint docs
 	PYTHONHASHSEED=0 $(BIN)/python -m pytest
 
@@ -85,7 +86,8 @@ bench-credit: setup
 
 # The generalization suite's catalogs (tests/generalization), built with the defaults and no hints.
 # The blind-authored catalogs (tests/blind), default options; --known F --runs 3 rewrites tests/blind_known.py (what
-# only some of the 3 builds have is listed as unstable). The hash seed is pinned as in make test (see there).
+# only some of the 3 builds have is listed as unstable: nothing, while builds are deterministic). The hash seed is
+# pinned as in make test (see there).
 bench-blind: setup
 	PYTHONHASHSEED=0 $(BIN)/python benchmarks/bench_blind.py
 

@@ -38,8 +38,9 @@ def known_file(runs: list[dict[str, blind.Outcome]]) -> str:
     own report gives (the tests mark these as strict xfails, so a fix that makes one pass must update the file).
 
     Over several builds of each catalog (``runs``), an entry every build has is expected; one only some builds have
-    is listed as unstable instead (a non-strict xfail, with how many builds had it), since a build of the same
-    catalog does not yet always make the same calls: the suite must neither fail on nor hide those."""
+    is listed as unstable instead (a non-strict xfail, with how many builds had it). Builds of a catalog make the
+    same calls (states are keyed by their content alone), so there should be none; the runs are how a change that
+    breaks that shows, without the suite failing on or hiding what it moved."""
     per_run = [
         {kind: {k: v for n, o in outcomes.items() for k, v in _expected(o, n)[kind].items()} for kind in KINDS}
         for outcomes in runs

@@ -15,14 +15,10 @@ KNOWN_MISSES: dict[tuple[str, str, str], str] = {
     ('bugtracker', 'bugtracker.list_projects', 'bugtracker.add_label'): "bugtracker.list_projects's label values never passed a counterfactual test in bugtracker.add_label",
     ('bugtracker', 'bugtracker.list_users', 'bugtracker.assign_issue'): "bugtracker.list_users's assignee values never passed a counterfactual test in bugtracker.assign_issue",
     ('bugtracker', 'bugtracker.search_issues', 'bugtracker.add_label'): 'related only as provenance into label, not as data into issue_key',
-    ('calendar_app', 'create_event', 'invite'): 'invite never succeeds in the build, so nothing can be shown to enable it',
-    ('calendar_app', 'create_recurring_event', 'invite'): 'invite never succeeds in the build, so nothing can be shown to enable it',
     ('calendar_app', 'create_recurring_event', 'update_event'): 'related only as compatibility into location, compatibility into title, not as data into event_id',
     ('calendar_app', 'get_event', 'remove_reminder'): "get_event's reminder_id values never passed a counterfactual test in remove_reminder",
     ('calendar_app', 'invite', 'respond_to_invitation'): 'respond_to_invitation never succeeds in the build, so nothing can be shown to enable it',
-    ('calendar_app', 'list_events', 'invite'): 'invite never succeeds in the build, so nothing can be shown to enable it',
     ('calendar_app', 'list_invitations', 'respond_to_invitation'): 'respond_to_invitation never succeeds in the build, so nothing can be shown to enable it',
-    ('calendar_app', 'set_organizer', 'invite'): 'invite never succeeds in the build, so nothing can be shown to enable it',
     ('chat', 'chat.create_channel', 'chat.add_reaction'): "chat.create_channel's channel_id values never passed a counterfactual test in chat.add_reaction",
     ('chat', 'chat.create_channel', 'chat.get_thread'): "chat.create_channel's channel_id values never passed a counterfactual test in chat.get_thread",
     ('chat', 'chat.create_channel', 'chat.reply_to_thread'): "chat.create_channel's channel_id values never passed a counterfactual test in chat.reply_to_thread",
@@ -33,9 +29,6 @@ KNOWN_MISSES: dict[tuple[str, str, str], str] = {
     ('chat', 'chat.join_channel', 'chat.reply_to_thread'): 'no test showed chat.reply_to_thread failing before chat.join_channel changed the state and succeeding after',
     ('chat', 'chat.list_workspaces', 'chat.create_channel'): "chat.list_workspaces's workspace_id values never passed a counterfactual test in chat.create_channel",
     ('chat', 'chat.list_workspaces', 'chat.invite_member'): "chat.list_workspaces's workspace_id values never passed a counterfactual test in chat.invite_member",
-    ('clinic', 'book_appointment', 'reschedule_appointment'): 'related only as state into None, not as data into appointment_id',
-    ('clinic', 'find_available_slots', 'book_appointment'): "find_available_slots's slot_id values never passed a counterfactual test in book_appointment",
-    ('clinic', 'list_appointments', 'reschedule_appointment'): "list_appointments's appointment_id values never passed a counterfactual test in reschedule_appointment",
     ('clinic', 'list_appointments', 'write_prescription'): "list_appointments's appointment_id values never passed a counterfactual test in write_prescription",
     ('docstore', 'create_folder', 'list_folder'): 'related only as state into None, not as data into path',
     ('docstore', 'create_folder', 'move'): 'related only as provenance into source, state into None, not as data into destination_folder',
@@ -43,8 +36,8 @@ KNOWN_MISSES: dict[tuple[str, str, str], str] = {
     ('docstore', 'list_folder', 'move_to_trash'): "list_folder's path values never passed a counterfactual test in move_to_trash",
     ('docstore', 'list_folder', 'upload_document'): "list_folder's folder values never passed a counterfactual test in upload_document",
     ('docstore', 'list_versions', 'get_document'): 'list_versions provides no relation at all: its values are offered but every offer is refused',
+    ('docstore', 'restore_from_trash', 'move'): 'related only as state into None, not as data into source',
     ('docstore', 'upload_new_version', 'get_document'): 'related only as provenance into path, state into None, not as data into version',
-    ('fitness', 'list_exercises', 'add_exercise_to_workout'): "list_exercises's exercise_id values never passed a counterfactual test in add_exercise_to_workout",
     ('hotel', 'confirm_booking', 'check_out'): "confirm_booking's booking_id values never passed a counterfactual test in check_out",
     ('hotel', 'find_guest', 'place_hold'): 'find_guest provides no relation at all: only echoes values it was given, so it is not their origin',
     ('hotel', 'list_bookings', 'cancel_booking'): "list_bookings's booking_id values never passed a counterfactual test in cancel_booking",
@@ -97,7 +90,6 @@ KNOWN_HITS: dict[tuple[str, str, str], str] = {
     ('smarthome', 'list_rooms', 'list_devices'): 'libra relates them: compatibility room_id -> room_id',
 }
 KNOWN_SILENT: dict[tuple[str, str], str] = {
-    ('calendar_app', 'invite'): 'never succeeds in a build with the default options',
     ('calendar_app', 'respond_to_invitation'): 'never succeeds in a build with the default options',
     ('lending', 'cancel_hold'): 'never succeeds in a build with the default options',
     ('lending', 'pay_fine'): 'never succeeds in a build with the default options',
@@ -110,8 +102,4 @@ KNOWN_SILENT: dict[tuple[str, str], str] = {
     ('warehouse', 'transfer_stock'): 'never succeeds in a build with the default options',
 }
 KNOWN_UNSTABLE: dict[tuple[str, ...], str] = {
-    ('docstore', 'restore_from_trash', 'move'): 'missed in 1 of 3 builds (related only as state into None, not as data into source)',
-    ('recipes', 'get_meal_plan', 'delete_recipe'): "missed in 1 of 3 builds (get_meal_plan's recipe_id values never passed a counterfactual test in delete_recipe)",
-    ('recipes', 'get_meal_plan', 'get_recipe'): "missed in 1 of 3 builds (get_meal_plan's recipe_id values never passed a counterfactual test in get_recipe)",
-    ('recipes', 'get_meal_plan', 'plan_meal'): "missed in 2 of 3 builds (get_meal_plan's recipe_id values never passed a counterfactual test in plan_meal)",
 }

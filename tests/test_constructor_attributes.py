@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import defaultdict
 
 import pytest
+from pydantic import BaseModel
 
 from libra.runtime.python.runtime import PythonRuntime
 from libra.runtime.workers.isolation import IsolatedRuntime
@@ -59,3 +61,58 @@ def test_unpicklable_constructor_attributes_are_kept_across_states(isolated):
         assert rec.status == "error" and after == one  # a call that stores an unpicklable value changes nothing
     finally:
         rt.close()
+
+
+class Depot:
+    """Pydantic records beside a ``defaultdict`` whose factory is a lambda, as an ordinary inventory class keeps them:
+    the attributes share no object, but pickling a record builds a state dict that lives only as long as its
+    pickle."""
+
+    def __init__(self) -> None:
+        self.items: dict[str, Item] = {}
+        self.bins: dict[str, Item] = {}
+        self.stock = defaultdict(lambda: defaultdict(int))
+
+    def add_item(self, name: str) -> Item:
+        item = Item(item_id=f"I-{len(self.items) + 1}", name=name)
+        self.items[item.item_id] = item
+        return item
+
+    def add_bin(self, code: str) -> Item:
+        self.bins[code] = Item(item_id=code, name=f"bin {code}")
+        return self.bins[code]
+
+    def receive(self, item_id: str, code: str, quantity: int) -> int:
+        self.stock[item_id][code] += quantity
+        return sum(self.stock[item_id].values())
+
+    def level(self, item_id: str) -> int:
+        return sum(self.stock[item_id].values())
+
+
+class Item(BaseModel):
+    item_id: str
+    name: str
+
+
+def test_unshared_attributes_stay_apart_whatever_the_memory_addresses():
+    """Attributes that share nothing are snapshotted apart: the lambda's ``defaultdict`` keeps its stand-in, every
+    call succeeds, and a second runtime replaying the same calls keys every state alike (a pickle's short-lived
+    objects, whose ids are reused once they are gone, never make two attributes look shared)."""
+
+    def replay() -> list[str]:
+        rt = PythonRuntime(classes=[Depot], trusted=True)
+        state, keys = rt.fresh(), []
+        calls = [("Depot.add_bin", {"code": c}) for c in ("A", "B", "C")]
+        calls += [("Depot.add_item", {"name": n}) for n in ("bolt", "nut", "washer", "screw")]
+        calls += [("Depot.receive", {"item_id": f"I-{i}", "code": c, "quantity": i}) for i in (1, 2, 3) for c in "AB"]
+        calls += [("Depot.level", {"item_id": f"I-{i}"}) for i in (1, 2, 3, 4)] * 3
+        calls += [("Depot.add_item", {"name": n}) for n in ("pin", "rivet")]
+        for tool, args in calls:
+            rec, state = rt.invoke(state, tool, args)
+            assert rec.status == "success", (tool, args, rec.error)
+            keys.append(state.fingerprint)
+        rt.close()
+        return keys
+
+    assert replay() == replay()

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from libra.catalog import Tool
 from libra.contracts.model import Argument, Contract, Export, Template
+from libra.contracts.offline.feedback import missing_references
 from libra.contracts.offline.proposer import OfflineProposer
-from libra.induction.explore.revising import export_first_reply, named_elsewhere, revise_template
+from libra.induction.explore.revising import export_first_reply, named_elsewhere, other_than_own, revise_template
 
 
 def _tool(name: str, *params: str) -> Tool:
@@ -89,3 +90,40 @@ def test_the_first_reply_is_read_only_when_the_contract_exports_none() -> None:
     names = [e.name for e in declared.exports]
     assert export_first_reply(declared, tool, 0, {"text": "hi"}, reply) == 0
     assert [e.name for e in declared.exports] == names
+
+
+def test_a_refusal_that_names_the_input_but_not_its_value_makes_it_observed() -> None:
+    """ "Channel does not exist!" repeats no value, yet says which input named nothing: the input's own name."""
+    tool = _tool("read_channel_messages", "channel")
+    contract = _contract(tool, channel="sample channel")
+    feedback = [{"template": "complete", "record": _refused("Channel does not exist!"), "arguments": {}}]
+    assert [p for p, _m, _x in missing_references(contract, feedback)] == ["channel"]
+    # a message naming two inputs does not say which one names nothing
+    tool = _tool("add_user_to_channel", "channel", "user")
+    contract = _contract(tool, channel="sample channel", user="sample user")
+    feedback = [{"template": "complete", "record": _refused("User or channel does not exist."), "arguments": {}}]
+    assert missing_references(contract, feedback) == []
+    # nor does one that names the input without saying nothing has it
+    feedback = [{"template": "complete", "record": _refused("Channel is archived."), "arguments": {}}]
+    assert missing_references(contract, feedback) == []
+
+
+def test_a_refusal_aimed_at_the_caller_makes_a_variant_with_a_value_of_its_own() -> None:
+    """"the organizer cannot invite themselves": the e-mail the path set as organizer filled the invitee; the
+    variant passes an address drawn for this tool instead, once, and keeps the other inputs as they were."""
+    tool = _tool("invite", "event_id", "email")
+    contract = _contract(tool)
+    args = {"event_id": "evt_1", "email": "ada@example.org"}
+    refusal = _refused("the organizer cannot invite themselves")
+    index = other_than_own(contract, tool, 0, args, refusal, own={"ada@example.org"})
+    assert index == 1
+    variant = contract.templates[index].arguments
+    assert variant["event_id"].kind == "observation"
+    assert variant["email"].kind == "literal" and variant["email"].value != "ada@example.org"
+    # asked again, the same variant; the variant itself is never varied again
+    assert other_than_own(contract, tool, 0, args, refusal, own={"ada@example.org"}) == 1
+    assert other_than_own(contract, tool, 1, args, refusal, own={"ada@example.org"}) is None
+    # another refusal, or a value the path did not set, changes nothing
+    assert other_than_own(contract, tool, 0, args, _refused("event is full"), own={"ada@example.org"}) is None
+    assert other_than_own(contract, tool, 0, args, refusal, own={"bob@example.org"}) is None
+    assert len(contract.templates) == 2

@@ -8,10 +8,16 @@ value can build is reported before the build as untestable, and the tool stays i
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 
+from libra.catalog import Tool
+from libra.contracts.offline.exports import response_exports
 from libra.errors import ConfigError
+from libra.runtime.python.introspect import response_schema
 from libra.runtime.workers.isolation import IsolatedRuntime
+from libra.schema import dereference
 from libra.sources.python import PythonSource, parse_spec
 
 SPEC = "tests.fixtures.typed_tools"
@@ -86,3 +92,18 @@ def test_every_missing_type_hint_is_named_at_once(tmp_path):
         PythonSource([parse_spec(str(module))])
     message = str(exc.value)
     assert "a(x)" in message and "b(y)" in message and "\n" not in message
+
+
+class Exercise(NamedTuple):
+    exercise_id: str
+    name: str
+
+
+def test_a_named_tuples_fields_name_what_its_positions_hold():
+    """pydantic writes a NamedTuple as an array; the fields' names are kept as the items' titles, and the reply's
+    exports are named after them (the id a listing returns is ``exercise_id``, not an anonymous position)."""
+    schema = dereference(response_schema({"return": list[Exercise]}))
+    assert [item.get("title") for item in schema["items"]["prefixItems"]] == ["Exercise Id", "Name"]
+    tool = Tool("list_exercises", "List the exercises.", {"type": "object", "properties": {}}, response=schema)
+    exports = {e.path: e.name for e in response_exports(tool, set())}
+    assert exports["$[*][0]"] == "exercise_id"

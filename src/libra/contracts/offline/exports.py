@@ -77,9 +77,13 @@ def _leaves(
     if t == "array":
         items = schema.get("prefixItems") or schema.get("items")
         if isinstance(items, list):
+            # a positional item the type names (a NamedTuple's field: pydantic gives each item its title) keeps
+            # that name; the position is all an unnamed one has
             out = []
             for i, sub in enumerate(items):
-                out.extend(_leaves(sub, f"{path}[{i}]", label + [str(i)], depth + 1))
+                title = sub.get("title") if isinstance(sub, dict) else None
+                name = "_".join(words(title)) if isinstance(title, str) and words(title) else str(i)
+                out.extend(_leaves(sub, f"{path}[{i}]", label + [name], depth + 1))
             return out
         if isinstance(items, dict):
             return _leaves(items, f"{path}[*]", label, depth + 1)

@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonpath
 
+from libra._util.text import words
 from libra.catalog import Tool
 from libra.contracts.exclusive import Exclusive, exclusive_choices, exclusive_inputs
 from libra.contracts.leaves import observed_leaves
@@ -207,6 +208,18 @@ def _strings(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else [v for _p, v in string_leaves(value)]
 
 
+def _names_only(message: str, param: str, params: Any) -> bool:
+    """Whether a message quoting no value names ``param`` (its words, as a phrase) and no other input: "Channel
+    does not exist!" for an invented ``channel``. A tool that does not repeat the value still says which input
+    named nothing when it names the input."""
+    text = f" {' '.join(words(message))} "
+
+    def named(name: str) -> bool:
+        return bool(words(name)) and f" {' '.join(words(name))} " in text
+
+    return named(param) and not any(named(q) for q in params if q != param)
+
+
 def missing_references(
     contract: Contract, feedback: list[dict[str, Any]], also: re.Pattern[str] | None = None
 ) -> list[tuple[str, str, list[str | int] | None]]:
@@ -215,14 +228,16 @@ def missing_references(
 
     Why: the proposer decides from metadata alone whether a name is chosen by the call or refers to something that
     exists (rules 10, 11), and verbs mislead it ("add" creates in one API and stages existing files in another). When
-    the tool's own refusal repeats the invented value and says it was not found, did not match or does not exist, the
-    input names an existing record: it becomes an observation, so values other calls produce are offered to it like to
-    any reference. Only a string value (or a list of strings) that the message quotes verbatim counts, so a refusal
-    about another input never turns this one. In a structured literal (a list of objects) only the refused leaf names a
-    record -- ``entityName`` among the contents to add to that entity -- so only that leaf is marked
-    (:data:`~libra.contracts.model.NESTED_REFERENCE`), once. A message that quotes the values of several inputs ("rename
-    'a' -> 'b': no such file") does not say which of them names nothing, so it turns no whole input into a reference.
-    ``also`` adds wordings a caller reads as "nothing has that name" besides the common ones.
+    the tool's own refusal repeats the invented value (or, quoting no value, names the input alone: "Channel does not
+    exist!") and says it was not found, did not match or does not exist, the input names an existing record: it
+    becomes an observation, so values other calls produce are offered to it like to any reference. Only a string
+    value (or a list of strings) that the message quotes verbatim, or an input it names while naming no other and
+    quoting nothing, counts, so a refusal about another input never turns this one. In a structured literal (a list
+    of objects) only the refused leaf names a record -- ``entityName`` among the contents to add to that entity -- so
+    only that leaf is marked (:data:`~libra.contracts.model.NESTED_REFERENCE`), once. A message that quotes the
+    values of several inputs ("rename 'a' -> 'b': no such file") does not say which of them names nothing, so it
+    turns no whole input into a reference. ``also`` adds wordings a caller reads as "nothing has that name" besides
+    the common ones.
     """
     out: list[tuple[str, str, list[str | int] | None]] = []
     templates = {t.name: t for t in contract.templates}
@@ -245,7 +260,9 @@ def missing_references(
                 continue
             values = a.value if isinstance(a.value, list) else [a.value]
             if values and all(isinstance(v, str) and len(v.strip()) >= 3 for v in values):
-                if any(v in message for v in values) and quoted == {p}:
+                if (any(v in message for v in values) and quoted == {p}) or (
+                    not quoted and _names_only(message, p, t.arguments)
+                ):
                     out.append((p, message, None))
             elif isinstance(a.value, (dict, list)):
                 hits = [ptr for ptr, v in string_leaves(a.value) if len(v.strip()) >= 3 and v in message]

@@ -14,7 +14,7 @@ from typing import Any
 
 from libra.contracts.exclusive import exclusive_inputs
 from libra.contracts.outcome import rejection_message
-from libra.induction.explore.revising import MAX_REVISIONS, export_first_reply, revise_template
+from libra.induction.explore.revising import MAX_REVISIONS, export_first_reply, other_than_own, revise_template
 from libra.induction.explore.schedule import gate_message
 from libra.induction.explore.state import EngineState
 from libra.induction.explore.types import (
@@ -28,7 +28,7 @@ from libra.induction.explore.types import (
     ValueTest,
     Wave,
 )
-from libra.induction.explore.values import rewrote_in_place
+from libra.induction.explore.values import rewrote_in_place, scalars
 from libra.induction.explore.worklist import Item
 from libra.probing.nodes import Node, child
 from libra.runtime.base import State
@@ -60,6 +60,8 @@ class PlanningMixin(EngineState):
             if self._learn_exclusive(item, args, rec, wave):
                 continue
             if self._revise_literals(item, args, used, rec, wave):
+                continue
+            if self._other_than_own(item, args, rec, wave):
                 continue
             self.fits.learn_refusal(self.catalog[item.tool], args, rejection_message(rec))
             if item.fixed:
@@ -115,6 +117,25 @@ class PlanningMixin(EngineState):
             self.inputs.forget(item.tool, param)
             if contract.templates[item.template].arguments[param].kind == "observation":
                 self._offer_known(item.tool, param, wave.new_items)
+        return True
+
+    def _other_than_own(self, item: Item, args: dict[str, Any], rec: dict[str, Any], wave: Wave) -> bool:
+        """After a refusal saying the call aimed at its caller, run a variant of the item's template that passes a
+        value of its own to the input that held one the path's state-changing calls were given
+        (:func:`~.revising.other_than_own`); True when it did."""
+        node = self.nodes[item.node]
+        if node.creator < 0:
+            return False
+        own = {v for n in self._lineage(node.id) if n.creator >= 0 for v in scalars(self.calls[n.creator].args)}
+        contract = self.contracts[item.tool]
+        made = len(contract.templates)
+        index = other_than_own(contract, self.catalog[item.tool], item.template, args, rec, own)
+        if index is None:
+            return False
+        if len(contract.templates) > made:
+            self.revised[item.tool] = contract
+            self.counters["own_values_varied"] = self.counters.get("own_values_varied", 0) + 1
+        wave.new_items.append(Item(item.node, item.tool, index))
         return True
 
     def _read_first_reply(self, item: Item, args: dict[str, Any], rec: dict[str, Any]) -> None:

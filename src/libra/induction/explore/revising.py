@@ -30,8 +30,17 @@ from libra.contracts.model import CHECKED_LITERAL, Argument, Contract, Template
 from libra.contracts.offline.feedback import literal_repairs, missing_references
 from libra.contracts.offline.revision import add_exports
 from libra.contracts.outcome import rejection_message
+from libra.values.generator import drawn_for
 
-__all__ = ["MAX_REVISIONS", "UNKNOWN_NAME", "export_first_reply", "named_elsewhere", "revise_template"]
+__all__ = [
+    "MAX_REVISIONS",
+    "SELF_TARGET",
+    "UNKNOWN_NAME",
+    "export_first_reply",
+    "named_elsewhere",
+    "other_than_own",
+    "revise_template",
+]
 
 #: Wordings of a refusal that says nothing has the quoted name, beyond contract checking's ("not found", "no such",
 #: ...): "'x' is not a member of workspace 'T1'", "No message with ts 'x'". Read here only, for a refusal met after
@@ -41,6 +50,10 @@ __all__ = ["MAX_REVISIONS", "UNKNOWN_NAME", "export_first_reply", "named_elsewhe
 UNKNOWN_NAME = re.compile(
     r"\bis not (?:a )?(?:member|registered|known)\b|\bno \w+ (?:with|named|called|matching)\b", re.I
 )
+
+#: Wordings of a refusal that says the call aimed at its caller ("you cannot share a note with yourself", "the
+#: organizer cannot invite themselves").
+SELF_TARGET = re.compile(r"\b(?:yourself|themselves|himself|herself|itself|oneself)\b", re.I)
 
 #: Revisions per template over a build: a repaired literal refused again gets another repair, then no more.
 MAX_REVISIONS = 3
@@ -126,3 +139,46 @@ def export_first_reply(contract: Contract, tool: Tool, template: int, args: dict
     name = contract.templates[template].name
     add_exports(contract, tool, [{"template": name, "record": rec, "arguments": args}])
     return len(contract.exports) - before
+
+
+def other_than_own(
+    contract: Contract, tool: Tool, index: int, args: dict[str, Any], rec: dict[str, Any], own: Collection[str]
+) -> int | None:
+    """After a refusal saying the call aimed at its caller, a variant of template ``index`` that passes a value of
+    its own to the input that held the caller's own value; the variant's index (an existing one when it was made
+    before), or None when the refusal is not of that kind or no single input held such a value.
+
+    ``own`` are the strings the path's state-changing calls were given (the user signed in as, the organizer
+    set). Why: an input filled with the best-named value on the path gets the caller's own name there -- the only
+    user or address the path knows -- and a tool that acts on someone else (sharing, inviting, transferring) refuses
+    exactly that. The refusal says the input wants any value but that one, which is the definition of a free
+    choice: the variant fills it with the generator's value for this tool (another person, drawn per tool), and
+    keeps the template's other inputs as they are."""
+    message = rejection_message(rec) or ""
+    template = contract.templates[index]
+    if template.expected != "success" or ":other_" in template.name or not SELF_TARGET.search(message):
+        return None
+    held = [p for p, v in args.items() if isinstance(v, str) and v in own and p in template.arguments]
+    if len(held) != 1:
+        return None
+    param = held[0]
+    name = f"{template.name}:other_{param}"
+    for i, t in enumerate(contract.templates):
+        if t.name == name:
+            return i
+    schema = tool.param_schema(param)
+    description = str(schema.get("description", ""))
+    drawn = next(
+        (
+            d
+            for d in (drawn_for(param, schema, description, option=k, tool=tool.name) for k in range(3))
+            if d.value != args[param]
+        ),
+        None,
+    )
+    if drawn is None:
+        return None
+    arguments = dict(template.arguments)
+    arguments[param] = Argument.literal(drawn.value, drawn.layer)
+    contract.templates.append(Template(name, arguments, "success"))
+    return len(contract.templates) - 1

@@ -127,10 +127,22 @@ class JsonKeywords:
 
 
 class _NoFieldTitles(GenerateJsonSchema):
-    """pydantic's generator minus the per-field ``title`` (the field's own name, capitalised: pure noise)."""
+    """pydantic's generator minus the per-field ``title`` (the field's own name, capitalised: pure noise beside a
+    property's key), except on positional items (a ``NamedTuple``'s fields, serialized as an array): there the
+    title is the only name the field has, and what names the values a reply's positions hold."""
 
-    def field_title_should_be_set(self, schema: Any) -> bool:  # noqa: ARG002 - signature fixed by pydantic
-        return False
+    _positional: frozenset[int] = frozenset()
+
+    def named_tuple_schema(self, schema: Any) -> Any:
+        outer = self._positional
+        self._positional = outer | {id(f["schema"]) for f in schema["fields"]}
+        try:
+            return super().named_tuple_schema(schema)
+        finally:
+            self._positional = outer
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return id(schema) in self._positional
 
 
 def _is_plain_typeddict(tp: Any) -> bool:

@@ -183,7 +183,9 @@ class Snapshotter(PartViews, Restorer):
         self.whole_only = whole_only
         self.always_split = always_split
         self.unpicklable: set[str] = set()
-        self._id_cache: dict[str, tuple[int, bytes, set[int]]] = {}
+        # label -> (identity check, bytes, ids, the objects behind the ids): the objects are held so that no id in
+        # the cache can be reused by another object while it is cached (see _ids)
+        self._id_cache: dict[str, tuple[int, bytes, set[int], list[Any]]] = {}
 
     def _constructed(self, attr: str, value: Any) -> bool:
         """Whether ``value`` is what the class's constructor puts in ``attr`` (then it is configuration, not state a
@@ -531,6 +533,14 @@ class Snapshotter(PartViews, Restorer):
 
         The cache is checked against the unit's bytes and the identity of its top-level values and their direct
         members, so an attribute replaced by an equal copy is looked at again.
+
+        The cache holds the objects whose ids it lists. Why: a pickle's memo also lists objects made only for
+        pickling (the state dict a model's ``__getstate__`` builds), which die with the pickler; their ids, kept
+        in the cache, would be taken by new objects, and another unit holding one of those (a model's fields)
+        would seem to share an object with this one. Two attributes that share nothing were then snapshotted as
+        one group, whatever the group's pickle could hold (a ``defaultdict`` with a lambda, which the attribute's
+        own unit stands in for, failed the call), and which attributes were grouped followed memory addresses,
+        so two runs of the same call could key the same state differently.
         """
         check = _identity(unit)
         cached = self._id_cache.get(unit.label)
@@ -540,9 +550,10 @@ class Snapshotter(PartViews, Restorer):
             if unit.pickler is None:  # kept by the shadow comparison: pickle it now, for its memo
                 unit.pickler = _dumps(_value(unit))[1]
             memo = unit.pickler.memo.copy()
-            ids = {i for i, (_, o) in memo.items() if not isinstance(o, _SHAREABLE)}
+            held = [o for _, o in memo.values() if not isinstance(o, _SHAREABLE)]
+            ids = {id(o) for o in held}
             ids.discard(id(_value(unit)))  # the wrapper or slice made for pickling, not an object of the state
-            self._id_cache[unit.label] = (check, unit.data, ids)
+            self._id_cache[unit.label] = (check, unit.data, ids, held)
             unit.looked = True
         if unit.container is not None:
             ids = ids | {id(unit.container)}
