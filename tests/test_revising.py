@@ -109,8 +109,9 @@ def test_a_refusal_that_names_the_input_but_not_its_value_makes_it_observed() ->
 
 
 def test_a_refusal_aimed_at_the_caller_makes_a_variant_with_a_value_of_its_own() -> None:
-    """"the organizer cannot invite themselves": the e-mail the path set as organizer filled the invitee; the
-    variant passes an address drawn for this tool instead, once, and keeps the other inputs as they were."""
+    """A refusal like "the organizer cannot invite themselves", where the e-mail the path set as organizer filled the
+    invitee: the variant passes an address drawn for this tool instead, once, and keeps the other inputs as they
+    were."""
     tool = _tool("invite", "event_id", "email")
     contract = _contract(tool)
     args = {"event_id": "evt_1", "email": "ada@example.org"}
