@@ -36,7 +36,6 @@ KNOWN_MISSES: dict[tuple[str, str, str], str] = {
     ('docstore', 'list_folder', 'move_to_trash'): "list_folder's path values never passed a counterfactual test in move_to_trash",
     ('docstore', 'list_folder', 'upload_document'): "list_folder's folder values never passed a counterfactual test in upload_document",
     ('docstore', 'list_versions', 'get_document'): 'list_versions provides no relation at all: its values are offered but every offer is refused',
-    ('docstore', 'restore_from_trash', 'move'): 'related only as state into None, not as data into source',
     ('docstore', 'upload_new_version', 'get_document'): 'related only as provenance into path, state into None, not as data into version',
     ('hotel', 'confirm_booking', 'check_out'): "confirm_booking's booking_id values never passed a counterfactual test in check_out",
     ('hotel', 'find_guest', 'place_hold'): 'find_guest provides no relation at all: only echoes values it was given, so it is not their origin',
@@ -102,4 +101,5 @@ KNOWN_SILENT: dict[tuple[str, str], str] = {
     ('warehouse', 'transfer_stock'): 'never succeeds in a build with the default options',
 }
 KNOWN_UNSTABLE: dict[tuple[str, ...], str] = {
+    ('docstore', 'restore_from_trash', 'move'): 'missed in 3 of 3 builds of bench_blind, found in the test suite\'s build (related only as state into None, not as data into source)',
 }

@@ -76,14 +76,12 @@ def test_class_source_uses_its_methods_and_the_decorators_examples(tmp_path, cap
     lib = _build(capsys, "--tools", "tests.fixtures.shop_tools:Warehouse", "--workers", "0", out=out)
     assert lib.catalog.names == ["restock", "stock_level"]
     assert lib.catalog["stock_level"].metadata == {"annotations": {"readOnlyHint": True}}
-    # stock_level("p-100") (its example) fails on the empty warehouse and works once restock ran
-    assert _edges(out) == {("restock", "stock_level", "state", None)}
-    # the example is the value the contract calls it with
-    assert lib.contracts["stock_level"]["templates"][0]["arguments"]["sku"] == {
-        "kind": "literal",
-        "value": "p-100",
-        "origin": "documented",
-    }
+    # stock_level("p-100") (its example) fails on the empty warehouse and works once restock ran; the sku restock
+    # was given is what stock_level then needs (another sku fails)
+    assert _edges(out) == {("restock", "stock_level", "state", None), ("restock", "stock_level", "provenance", "sku")}
+    # the example is the value contract checking calls it with first; refused on the empty warehouse by a message
+    # naming the sku, the input is then observed (filled with the skus restock was given)
+    assert lib.contracts["stock_level"]["templates"][0]["arguments"]["sku"]["kind"] == "observation"
 
 
 def test_factory_in_a_file_makes_the_instance(tmp_path, capsys):
